@@ -1,0 +1,188 @@
+"""The exceptions stategraph raises.
+
+Every error derives from :class:`StategraphError`, so callers can catch one type. Each subclass
+carries the offending data as attributes and says in its message what to do about it. Errors
+about bad input also derive from :class:`ValueError` (or :class:`KeyError` for lookups) so that
+code written against the standard library's conventions keeps working.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+__all__ = [
+    "DuplicateStateError",
+    "InvalidChangeError",
+    "InvalidInputError",
+    "InvalidKindError",
+    "LogIntegrityError",
+    "LogicError",
+    "NotHoldingError",
+    "ResourceNotFoundError",
+    "SelfJustificationError",
+    "StategraphError",
+    "StoreError",
+    "UnknownStateError",
+]
+
+
+class StategraphError(Exception):
+    """Root of every error stategraph raises."""
+
+
+class InvalidInputError(StategraphError, ValueError):
+    """Input did not validate (a state, justification or change with a bad field).
+
+    Attributes:
+        what: what was being validated (``"state"``, ``"change"``, ...).
+        errors: the validation errors as ``(location, message)`` pairs.
+    """
+
+    def __init__(self, what: str, errors: Sequence[tuple[str, str]]) -> None:
+        self.what = what
+        self.errors = list(errors)
+        lines = "; ".join(f"{loc or '(root)'}: {msg}" for loc, msg in self.errors)
+        super().__init__(f"invalid {what}: {lines}")
+
+
+class UnknownStateError(StategraphError, KeyError):
+    """An operation named a state id the memory does not hold.
+
+    Attributes:
+        state_id: the id that was not found.
+        context: where it was named (e.g. ``"premise of m2"``).
+    """
+
+    def __init__(self, state_id: str, context: str = "") -> None:
+        self.state_id = state_id
+        self.context = context
+        where = f" ({context})" if context else ""
+        super().__init__(
+            f"unknown state id {state_id!r}{where}: add the state first, or check the spelling"
+        )
+
+    def __str__(self) -> str:  # KeyError would repr() the message otherwise
+        return str(self.args[0])
+
+
+class DuplicateStateError(StategraphError, ValueError):
+    """A state was added under an id that is already taken.
+
+    Attributes:
+        state_id: the id that already exists.
+    """
+
+    def __init__(self, state_id: str) -> None:
+        self.state_id = state_id
+        super().__init__(
+            f"state id {state_id!r} already exists: pick a new id, or supersede the old state"
+        )
+
+
+class SelfJustificationError(StategraphError, ValueError):
+    """A justification names its own head as a premise or as an ``unless`` condition.
+
+    Attributes:
+        state_id: the head that cites itself.
+    """
+
+    def __init__(self, state_id: str) -> None:
+        self.state_id = state_id
+        super().__init__(
+            f"justification of {state_id!r} cites {state_id!r} itself: a state cannot support "
+            "or block itself; remove it from the premises/unless list"
+        )
+
+
+class InvalidKindError(StategraphError, ValueError):
+    """A state's kind is not one the policy knows.
+
+    Attributes:
+        kind: the unknown kind.
+        known: the kinds the policy accepts.
+    """
+
+    def __init__(self, kind: str, known: Iterable[str], state_id: str = "") -> None:
+        self.kind = kind
+        self.known = sorted(known)
+        self.state_id = state_id
+        who = f" of state {state_id!r}" if state_id else ""
+        super().__init__(
+            f"unknown kind {kind!r}{who}: use one of {', '.join(self.known)}, "
+            "or register the kind in the Policy"
+        )
+
+
+class InvalidChangeError(StategraphError, ValueError):
+    """A change cannot be applied as given (it contradicts itself or the memory).
+
+    Attributes:
+        field: the part of the change at fault (``"retract"``, ``"supersede"``, ...).
+        state_id: the id concerned, when there is one.
+    """
+
+    def __init__(self, field: str, message: str, state_id: str = "") -> None:
+        self.field = field
+        self.state_id = state_id
+        super().__init__(f"invalid change ({field}): {message}")
+
+
+class NotHoldingError(StategraphError, ValueError):
+    """``why`` was asked about a state that does not hold.
+
+    Attributes:
+        state_id: the state.
+        truth: its current truth value.
+    """
+
+    def __init__(self, state_id: str, truth: str) -> None:
+        self.state_id = state_id
+        self.truth = truth
+        super().__init__(
+            f"state {state_id!r} does not hold (it is {truth}): ask why_not({state_id!r}) instead"
+        )
+
+
+class LogicError(StategraphError):
+    """The logic layer failed (clingo reported an error or an unexpected result)."""
+
+
+class ResourceNotFoundError(StategraphError, FileNotFoundError):
+    """A packaged data file (an encoding or a pattern pack) is missing.
+
+    Attributes:
+        name: the resource asked for.
+    """
+
+    def __init__(self, name: str, available: Iterable[str] = ()) -> None:
+        self.name = name
+        self.available = sorted(available)
+        hint = f"; available: {', '.join(self.available)}" if self.available else ""
+        super().__init__(f"no packaged resource {name!r}{hint} (is the installation complete?)")
+
+
+class StoreError(StategraphError):
+    """The store file cannot be used (wrong schema version, not a stategraph store, ...)."""
+
+    def __init__(self, path: str, message: str, **data: Any) -> None:
+        self.path = path
+        self.data = data
+        super().__init__(f"{path}: {message}")
+
+
+class LogIntegrityError(StoreError):
+    """The revision log's hash chain does not verify: an entry was altered or removed.
+
+    Attributes:
+        seq: the first entry whose hash does not match.
+    """
+
+    def __init__(self, path: str, seq: int) -> None:
+        self.seq = seq
+        super().__init__(
+            path,
+            f"revision log entry {seq} does not match its hash chain: the log was altered; "
+            "restore the store from a backup",
+            seq=seq,
+        )

@@ -1,0 +1,344 @@
+"""The data stategraph reasons over: states, justifications, changes and revision reports.
+
+All models are immutable pydantic v2 models. Collections that have no meaningful order
+(premises, ``unless`` conditions, ids to retract) are normalised to sorted tuples on input, so
+two equal inputs serialise to identical bytes whatever order the caller wrote them in.
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+
+__all__ = [
+    "ActionStatus",
+    "Change",
+    "ChangedState",
+    "Consequence",
+    "DecidedBy",
+    "EdgeCheck",
+    "Entry",
+    "Justification",
+    "JustificationRef",
+    "LostSupport",
+    "Origin",
+    "Reason",
+    "Report",
+    "Source",
+    "State",
+    "StateId",
+    "Supersession",
+    "Truth",
+    "Verdict",
+]
+
+StateId = Annotated[str, StringConstraints(min_length=1, max_length=512, strip_whitespace=True)]
+"""A state's identifier: any non-empty string (it reaches clingo only as a string symbol)."""
+
+
+class Source(str, enum.Enum):
+    """Who wrote a state."""
+
+    user = "user"
+    agent = "agent"
+    tool = "tool"
+
+
+class ActionStatus(str, enum.Enum):
+    """Whether an action has been carried out; decides how a lost action is graded."""
+
+    pending = "pending"
+    executed = "executed"
+
+
+class Origin(str, enum.Enum):
+    """Where a justification came from.
+
+    ``recovered`` justifications are candidates (e.g. the memories that were in context when a
+    state was written): until each premise is checked they support their head only as far as
+    the unchecked premises still hold; when one fails, the head becomes undecided.
+    """
+
+    declared = "declared"
+    rule = "rule"
+    recovered = "recovered"
+    judge = "judge"
+
+
+class EdgeCheck(str, enum.Enum):
+    """The outcome of checking one candidate premise of a ``recovered`` justification."""
+
+    dependency = "dependency"
+    independent = "independent"
+
+
+class Truth(str, enum.Enum):
+    """A state's value in the well-founded model."""
+
+    true = "true"
+    false = "false"
+    undefined = "undefined"
+
+
+class Verdict(str, enum.Enum):
+    """What a revision concluded about a touched state."""
+
+    invalidated = "invalidated"
+    kept = "kept"
+    needs_confirmation = "needs_confirmation"
+    restored = "restored"
+
+
+class DecidedBy(str, enum.Enum):
+    """Which layer decided a verdict."""
+
+    logic = "logic"
+    judge = "judge"
+    policy = "policy"
+
+
+class Consequence(str, enum.Enum):
+    """What must happen to an action whose support changed."""
+
+    cancel = "cancel"
+    review = "review"
+
+
+def _sorted_ids(value: Any) -> Any:
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return tuple(sorted({str(v).strip() for v in value}))
+    return value
+
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class State(BaseModel):
+    """One memory item.
+
+    Facts are exogenous: they hold while active. Every other kind is derived and holds only
+    while one of its justifications holds.
+    """
+
+    model_config = _FROZEN
+
+    id: StateId
+    kind: str = "fact"
+    text: str = ""
+    atoms: tuple[str, ...] = ()
+    source: Source = Source.user
+    status: ActionStatus | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime | None = None
+
+    @field_validator("kind")
+    @classmethod
+    def _kind_is_a_name(cls, v: str) -> str:
+        v = v.strip()
+        if not v.isidentifier():
+            raise ValueError(f"kind must be a simple name such as 'belief', got {v!r}")
+        return v
+
+
+class Justification(BaseModel):
+    """``head`` holds if every premise holds and no ``unless`` state holds.
+
+    Identity is ``(head, premises, unless)``: adding the same justification twice is a no-op,
+    and the origin records where the latest copy came from.
+    """
+
+    model_config = _FROZEN
+
+    head: StateId
+    premises: tuple[StateId, ...] = ()
+    unless: tuple[StateId, ...] = ()
+    origin: Origin = Origin.declared
+    checked: dict[str, EdgeCheck] = Field(default_factory=dict)
+    """For ``recovered`` justifications: premises already checked (others are candidates)."""
+
+    _norm_premises = field_validator("premises", "unless", mode="before")(_sorted_ids)
+
+    @property
+    def key(self) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+        """The identity of the justification."""
+        return (self.head, self.premises, self.unless)
+
+    def ref(self) -> JustificationRef:
+        """The head-less, order-free description used in reports."""
+        return JustificationRef(premises=self.premises, unless=self.unless, origin=self.origin)
+
+    def candidates(self) -> tuple[str, ...]:
+        """Premises of a recovered justification that have not been checked yet."""
+        if self.origin is not Origin.recovered:
+            return ()
+        return tuple(p for p in self.premises if p not in self.checked)
+
+
+class JustificationRef(BaseModel):
+    """A justification as a report names it (its head is the entry it belongs to)."""
+
+    model_config = _FROZEN
+
+    premises: tuple[str, ...]
+    unless: tuple[str, ...] = ()
+    origin: Origin = Origin.declared
+
+
+class Supersession(BaseModel):
+    """Replace state ``id`` by ``with_`` (written ``with`` in JSON); the old one keeps its history."""
+
+    model_config = _FROZEN
+
+    id: StateId
+    with_: State = Field(alias="with")
+
+
+class Change(BaseModel):
+    """Everything one revision applies, atomically.
+
+    Any combination is allowed: retract states, assert new states, supersede states, add or
+    remove justifications. In JSON, ``assert`` and ``supersede`` are the field names.
+    """
+
+    model_config = _FROZEN
+
+    retract: tuple[StateId, ...] = ()
+    assert_: tuple[State, ...] = Field(default=(), alias="assert")
+    supersede: tuple[Supersession, ...] = ()
+    add_justifications: tuple[Justification, ...] = ()
+    remove_justifications: tuple[Justification, ...] = ()
+
+    _norm_retract = field_validator("retract", mode="before")(_sorted_ids)
+
+    @field_validator("supersede", mode="before")
+    @classmethod
+    def _one_or_many(cls, v: Any) -> Any:
+        return [v] if isinstance(v, (dict, Supersession)) else v
+
+    def is_empty(self) -> bool:
+        """True when the change does nothing at all."""
+        return not (
+            self.retract
+            or self.assert_
+            or self.supersede
+            or self.add_justifications
+            or self.remove_justifications
+        )
+
+
+class LostSupport(BaseModel):
+    """A justification that held before the change and does not now, and why."""
+
+    model_config = _FROZEN
+
+    justification: JustificationRef
+    failed: tuple[str, ...] = ()
+    """Premises that no longer hold (or are undecided)."""
+    blocked_by: tuple[str, ...] = ()
+    """``unless`` states that now hold (or are undecided)."""
+    removed: bool = False
+    """The change removed this justification itself."""
+
+
+class Reason(BaseModel):
+    """Why a verdict was reached, as data."""
+
+    model_config = _FROZEN
+
+    cause: str
+    """One of ``no_support``, ``alternative_support``, ``new_support``, ``negative_cycle``,
+    ``undefined_premise``, ``unverified_candidate``, ``depth_limit``."""
+    lost: tuple[LostSupport, ...] = ()
+    surviving: JustificationRef | None = None
+    """The justification that carries a kept or restored state (minimal derivation height)."""
+    cycle: tuple[str, ...] = ()
+    """For ``negative_cycle``: the states of the cycle through ``unless``."""
+    undecided: tuple[str, ...] = ()
+    """For undefined states: the premises/conditions whose value is undecided."""
+
+
+class Entry(BaseModel):
+    """The revision's conclusion about one touched state."""
+
+    model_config = _FROZEN
+
+    id: str
+    kind: str
+    old: Truth
+    new: Truth
+    verdict: Verdict
+    depth: int
+    """Shortest number of support hops from a changed state."""
+    decided_by: DecidedBy
+    consequence: Consequence | None = None
+    reason: Reason
+
+
+class ChangedState(BaseModel):
+    """A state the change itself acted on (not scored, reported for the audit trail)."""
+
+    model_config = _FROZEN
+
+    id: str
+    action: str
+    """``retracted``, ``superseded``, ``asserted``, ``justification_added`` or
+    ``justification_removed``."""
+    by: str | None = None
+    """For ``superseded``: the id of the new state."""
+    new: Truth
+
+
+class Report(BaseModel):
+    """The outcome of one revision: one entry per touched state, sorted by depth then id."""
+
+    model_config = _FROZEN
+
+    change: Change
+    changed: tuple[ChangedState, ...]
+    entries: tuple[Entry, ...]
+    cone_size: int
+    """How many states the revision examined (the affected cone)."""
+    max_depth: int | None
+
+    def ids(self, verdict: Verdict | str) -> list[str]:
+        """Ids of the entries with the given verdict, sorted."""
+        v = Verdict(verdict)
+        return sorted(e.id for e in self.entries if e.verdict is v)
+
+    @property
+    def invalidated(self) -> list[str]:
+        """States that lost all support."""
+        return self.ids(Verdict.invalidated)
+
+    @property
+    def kept(self) -> list[str]:
+        """Touched states that still hold through another support."""
+        return self.ids(Verdict.kept)
+
+    @property
+    def restored(self) -> list[str]:
+        """States that did not hold before and hold now."""
+        return self.ids(Verdict.restored)
+
+    @property
+    def needs_confirmation(self) -> list[str]:
+        """States neither logic nor policy could settle."""
+        return self.ids(Verdict.needs_confirmation)
+
+    @property
+    def consequences(self) -> dict[str, str]:
+        """Action consequences, ``{id: "cancel" | "review"}``."""
+        return {e.id: e.consequence.value for e in self.entries if e.consequence is not None}
+
+    def entry(self, state_id: str) -> Entry | None:
+        """The entry for one state, or None when the revision did not touch it."""
+        return next((e for e in self.entries if e.id == state_id), None)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """Deterministic JSON: the same store and change always give the same bytes."""
+        return self.model_dump_json(indent=indent, by_alias=True, exclude_none=False)
