@@ -190,7 +190,7 @@ class JustificationRef(BaseModel):
 
 
 class Supersession(BaseModel):
-    """Replace state ``id`` by ``with_`` (written ``with`` in JSON); the old one keeps its history."""
+    """Replace state ``id`` by ``with_`` (``with`` in JSON); the old one keeps its history."""
 
     model_config = _FROZEN
 

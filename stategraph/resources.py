@@ -26,7 +26,7 @@ def data_root(folder: DataFolder) -> Traversable:
     Args:
         folder: ``"rules"`` (ASP encodings and rule packs) or ``"grounding"`` (pattern packs).
     """
-    packaged = files("stategraph").joinpath("_data", folder)
+    packaged = files("stategraph").joinpath("_data").joinpath(folder)
     if packaged.is_dir():
         return packaged
     checkout = Path(__file__).resolve().parent.parent / folder
@@ -56,7 +56,7 @@ def read_text(folder: DataFolder, name: str) -> str:
     if not node.is_file():
         parent = name.rsplit("/", 1)[0] if "/" in name else ""
         raise ResourceNotFoundError(f"{folder}/{name}", list_resources(folder, parent))
-    return node.read_text(encoding="utf-8")
+    return str(node.read_text(encoding="utf-8"))
 
 
 def list_resources(folder: DataFolder, under: str = "", suffix: str = "") -> list[str]:

@@ -1,0 +1,29 @@
+"""stategraph: dependency-aware state revision for AI agent memory."""
+
+from stategraph.errors import StategraphError
+from stategraph.memory import Memory
+from stategraph.model import (
+    Change,
+    Justification,
+    Report,
+    State,
+    Supersession,
+    Truth,
+    Verdict,
+)
+from stategraph.policy import KindPolicy, Policy
+
+__all__ = [
+    "Change",
+    "Justification",
+    "KindPolicy",
+    "Memory",
+    "Policy",
+    "Report",
+    "State",
+    "StategraphError",
+    "Supersession",
+    "Truth",
+    "Verdict",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,224 @@
+"""The support graph in memory: states, justifications, truth values, and the indexes revision
+needs to find an affected cone without looking at the rest of the store.
+
+Every mutation records its inverse, so a revision that fails half way can be rolled back
+(:meth:`SupportGraph.transaction`): the graph and the SQLite store move together or not at all.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+
+from stategraph.errors import DuplicateStateError, UnknownStateError
+from stategraph.model import Justification, State, Truth
+
+__all__ = ["JustKey", "SupportGraph"]
+
+JustKey = tuple[str, tuple[str, ...], tuple[str, ...]]
+
+
+class SupportGraph:
+    """States, their justifications, and reverse indexes from premises and ``unless`` ids.
+
+    Attributes:
+        states: every state ever added, active or not (history is kept).
+        inactive: ids of retracted or superseded states, mapped to the superseding id (or None).
+        truth: each state's value in the current well-founded model.
+    """
+
+    def __init__(self) -> None:
+        self.states: dict[str, State] = {}
+        self.inactive: dict[str, str | None] = {}
+        self.truth: dict[str, Truth] = {}
+        self._justs: dict[JustKey, Justification] = {}
+        self._by_head: dict[str, dict[JustKey, None]] = {}
+        self._by_premise: dict[str, dict[JustKey, None]] = {}
+        self._by_unless: dict[str, dict[JustKey, None]] = {}
+        self._undo: list[Callable[[], None]] | None = None
+
+    # ---- transactions -------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Undo every mutation made inside the block if it raises."""
+        if self._undo is not None:
+            yield
+            return
+        self._undo = []
+        try:
+            yield
+        except BaseException:
+            for undo in reversed(self._undo):
+                undo()
+            raise
+        finally:
+            self._undo = None
+
+    def _record(self, undo: Callable[[], None]) -> None:
+        if self._undo is not None:
+            self._undo.append(undo)
+
+    # ---- queries ------------------------------------------------------------------------
+
+    def __contains__(self, state_id: object) -> bool:
+        return state_id in self.states
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+    def state(self, state_id: str) -> State:
+        """The state with this id.
+
+        Raises:
+            UnknownStateError: if there is none.
+        """
+        try:
+            return self.states[state_id]
+        except KeyError:
+            raise UnknownStateError(state_id) from None
+
+    def is_active(self, state_id: str) -> bool:
+        """True for a known state that is neither retracted nor superseded."""
+        return state_id in self.states and state_id not in self.inactive
+
+    def value(self, state_id: str) -> Truth:
+        """The current truth value; ids never added are false."""
+        return self.truth.get(state_id, Truth.false)
+
+    def justifications_of(self, head: str) -> list[Justification]:
+        """The justifications of a state, sorted by their identity."""
+        keys = self._by_head.get(head, {})
+        return [self._justs[k] for k in sorted(keys)]
+
+    def justification(self, key: JustKey) -> Justification | None:
+        """The justification with this identity, if present."""
+        return self._justs.get(key)
+
+    def all_justifications(self) -> list[Justification]:
+        """Every justification, sorted by identity."""
+        return [self._justs[k] for k in sorted(self._justs)]
+
+    def dependents(self, state_id: str) -> Iterator[str]:
+        """Heads of justifications that cite ``state_id`` as a premise or ``unless``."""
+        for k in self._by_premise.get(state_id, ()):
+            yield k[0]
+        for k in self._by_unless.get(state_id, ()):
+            yield k[0]
+
+    def supporters(self, head: str) -> Iterator[str]:
+        """Ids that the justifications of ``head`` cite (premises and ``unless``)."""
+        for k in self._by_head.get(head, ()):
+            yield from k[1]
+            yield from k[2]
+
+    def cone(self, seeds: Iterable[str]) -> dict[str, int]:
+        """Every state reachable from the seeds along support edges, with its hop distance.
+
+        This is the affected cone: no state outside it can change value, because none of its
+        (transitive) supports changed. Cost is proportional to the cone, not to the graph.
+        """
+        depth: dict[str, int] = {}
+        queue: deque[str] = deque()
+        for s in sorted(set(seeds)):
+            depth[s] = 0
+            queue.append(s)
+        while queue:
+            s = queue.popleft()
+            d = depth[s] + 1
+            for h in self.dependents(s):
+                if h not in depth:
+                    depth[h] = d
+                    queue.append(h)
+        return depth
+
+    # ---- mutations (each records its inverse) ----------------------------------------
+
+    def add_state(self, state: State, truth: Truth = Truth.false) -> None:
+        """Add a new state.
+
+        Raises:
+            DuplicateStateError: if the id is taken (also by a retracted state: ids are history).
+        """
+        if state.id in self.states:
+            raise DuplicateStateError(state.id)
+        self.states[state.id] = state
+        self.truth[state.id] = truth
+
+        def undo() -> None:
+            del self.states[state.id]
+            del self.truth[state.id]
+
+        self._record(undo)
+
+    def deactivate(self, state_id: str, superseded_by: str | None = None) -> None:
+        """Mark a state retracted (or superseded); it stays in the graph as history."""
+        self.inactive[state_id] = superseded_by
+
+        def undo() -> None:
+            del self.inactive[state_id]
+
+        self._record(undo)
+
+    def set_truth(self, state_id: str, truth: Truth) -> None:
+        """Record a state's value in the current model."""
+        old = self.truth.get(state_id)
+        self.truth[state_id] = truth
+
+        def undo() -> None:
+            if old is None:
+                self.truth.pop(state_id, None)
+            else:
+                self.truth[state_id] = old
+
+        self._record(undo)
+
+    def add_justification(self, j: Justification) -> Justification | None:
+        """Add (or replace, same identity) a justification; returns the one it replaced."""
+        key: JustKey = j.key
+        old = self._justs.get(key)
+        self._justs[key] = j
+        if old is None:
+            self._index(key)
+            self._record(lambda: self._drop(key))
+        else:
+            self._record(lambda: self._justs.__setitem__(key, old))
+        return old
+
+    def remove_justification(self, key: JustKey) -> Justification:
+        """Remove a justification by identity.
+
+        Raises:
+            KeyError: if it is not present (callers validate first).
+        """
+        old = self._justs[key]
+        self._drop(key)
+
+        def undo() -> None:
+            self._justs[key] = old
+            self._index(key)
+
+        self._record(undo)
+        return old
+
+    def _index(self, key: JustKey) -> None:
+        head, premises, unless = key
+        self._by_head.setdefault(head, {})[key] = None
+        for p in premises:
+            self._by_premise.setdefault(p, {})[key] = None
+        for u in unless:
+            self._by_unless.setdefault(u, {})[key] = None
+
+    def _drop(self, key: JustKey) -> None:
+        del self._justs[key]
+        head, premises, unless = key
+        for index, ids in (
+            (self._by_head, (head,)),
+            (self._by_premise, premises),
+            (self._by_unless, unless),
+        ):
+            for i in ids:
+                index[i].pop(key, None)
+                if not index[i]:
+                    del index[i]

@@ -1,0 +1,242 @@
+"""The logic layer: the well-founded model of a small normal program, computed in clingo.
+
+Revision hands this module the affected cone as a :class:`Program` over opaque nodes (states,
+and auxiliary nodes the revision introduces). Nodes reach clingo as integer symbols built
+through the backend API, so no memory text ever becomes program text. The encodings are the
+documented files ``rules/core/stable.lp`` and ``rules/core/reduct.lp``.
+
+Two paths, chosen per program:
+
+* stratified (no cycle through ``unless``): one solve of ``stable.lp``; the unique stable model
+  of a stratified program is its well-founded model;
+* otherwise: Van Gelder's alternating fixpoint over ``reduct.lp``, grounded once; each step is
+  the least model of a positive program, obtained by flipping ``assumed/1`` externals.
+
+Enumerating stable models and picking one would be wrong: a negative cycle must come out
+*undefined*, and some programs have no stable model at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from functools import cache
+from importlib.resources import as_file
+from pathlib import Path
+
+import clingo
+
+from stategraph.errors import LogicError
+from stategraph.model import Truth
+from stategraph.resources import data_root
+
+__all__ = ["Program", "Rule", "WellFoundedModel", "strongly_connected", "well_founded"]
+
+Node = Hashable
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """``head :- pos..., not neg...``."""
+
+    head: Node
+    pos: tuple[Node, ...] = ()
+    neg: tuple[Node, ...] = ()
+
+
+@dataclass(slots=True)
+class Program:
+    """A normal program: nodes that hold unconditionally, and rules.
+
+    Nodes frozen undefined are written as ``Rule(n, neg=(n,))``.
+    """
+
+    facts: list[Node] = field(default_factory=list)
+    rules: list[Rule] = field(default_factory=list)
+
+    def nodes(self) -> list[Node]:
+        """Every node the program mentions, in first-mention order."""
+        seen: dict[Node, None] = dict.fromkeys(self.facts)
+        for r in self.rules:
+            seen.setdefault(r.head)
+            seen.update(dict.fromkeys(r.pos))
+            seen.update(dict.fromkeys(r.neg))
+        return list(seen)
+
+
+@dataclass(frozen=True, slots=True)
+class WellFoundedModel:
+    """The three-valued outcome: every node of the program is in exactly one of the sets."""
+
+    true: frozenset[Node]
+    undefined: frozenset[Node]
+    path: str
+    """``"stratified"`` or ``"alternating"``: which computation ran."""
+    solves: int
+    cycles: tuple[frozenset[Node], ...] = ()
+    """The strongly connected components that contain an ``unless`` edge."""
+
+    def value(self, node: Node) -> Truth:
+        """The truth value of a node (nodes the program never derives are false)."""
+        if node in self.true:
+            return Truth.true
+        if node in self.undefined:
+            return Truth.undefined
+        return Truth.false
+
+
+def strongly_connected(
+    nodes: Iterable[Node], successors: dict[Node, list[Node]]
+) -> list[list[Node]]:
+    """Tarjan's algorithm, iterative (cones can be deep); returns the SCCs."""
+    index: dict[Node, int] = {}
+    low: dict[Node, int] = {}
+    on_stack: set[Node] = set()
+    stack: list[Node] = []
+    out: list[list[Node]] = []
+    counter = 0
+    for root in nodes:
+        if root in index:
+            continue
+        work: list[tuple[Node, int]] = [(root, 0)]
+        while work:
+            v, i = work.pop()
+            if i == 0:
+                index[v] = low[v] = counter
+                counter += 1
+                stack.append(v)
+                on_stack.add(v)
+            succ = successors.get(v, ())
+            recurse = False
+            while i < len(succ):
+                w = succ[i]
+                i += 1
+                if w not in index:
+                    work.append((v, i))
+                    work.append((w, 0))
+                    recurse = True
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            if recurse:
+                continue
+            if low[v] == index[v]:
+                comp: list[Node] = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                out.append(comp)
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[v])
+    return out
+
+
+def negative_components(program: Program) -> list[frozenset[Node]]:
+    """The SCCs of the dependency graph that contain an ``unless`` edge (negative cycles)."""
+    succ: dict[Node, list[Node]] = {}
+    for r in program.rules:
+        for b in (*r.pos, *r.neg):
+            succ.setdefault(b, []).append(r.head)
+    comps = strongly_connected(program.nodes(), succ)
+    where = {n: i for i, comp in enumerate(comps) for n in comp}
+    bad = {where[r.head] for r in program.rules for u in r.neg if where.get(u) == where[r.head]}
+    return [frozenset(comps[i]) for i in sorted(bad)]
+
+
+@cache
+def _encoding_path(name: str) -> Path:
+    """A real file path for an encoding, so clingo resolves its ``#include`` lines."""
+    stack = ExitStack()
+    # Packaged data lives on the file system for every installation we support; as_file keeps
+    # working for zipped ones by extracting the whole folder once for the process lifetime.
+    root = stack.enter_context(as_file(data_root("rules")))
+    path = Path(root) / "core" / name
+    if not path.is_file():
+        raise LogicError(f"encoding rules/core/{name} is missing from the installation")
+    return path
+
+
+def _control(encoding: str, program: Program, index: dict[Node, int]) -> clingo.Control:
+    ctl = clingo.Control(["--warn=none"])
+    ctl.load(str(_encoding_path(encoding)))
+    num = clingo.Number
+    fn = clingo.Function
+    with ctl.backend() as b:
+
+        def fact(sym: clingo.Symbol) -> None:
+            b.add_rule([b.add_atom(sym)])
+
+        for n in program.facts:
+            fact(fn("fact", [num(index[n])]))
+        for i, r in enumerate(program.rules):
+            ri = num(i)
+            fact(fn("rule", [ri, num(index[r.head])]))
+            for p in r.pos:
+                fact(fn("pos", [ri, num(index[p])]))
+            for u in r.neg:
+                fact(fn("neg", [ri, num(index[u])]))
+    ctl.ground([("base", [])])
+    return ctl
+
+
+def _solve(ctl: clingo.Control, nodes: Sequence[Node]) -> frozenset[Node]:
+    found: list[frozenset[Node]] = []
+
+    def on_model(m: clingo.Model) -> None:
+        found.append(frozenset(nodes[s.arguments[0].number] for s in m.symbols(shown=True)))
+
+    result = ctl.solve(on_model=on_model)
+    if not result.satisfiable or len(found) != 1:
+        raise LogicError(f"expected exactly one model of a definite program, got {len(found)}")
+    return found[0]
+
+
+def well_founded(program: Program) -> WellFoundedModel:
+    """Compute the well-founded model of a normal program with clingo.
+
+    Raises:
+        LogicError: if clingo fails or returns something no definite program can have.
+    """
+    nodes = program.nodes()
+    if not nodes:
+        return WellFoundedModel(frozenset(), frozenset(), "stratified", 0)
+    index = {n: i for i, n in enumerate(nodes)}
+    cycles = tuple(negative_components(program))
+    try:
+        if not cycles:
+            ctl = _control("stable.lp", program, index)
+            return WellFoundedModel(_solve(ctl, nodes), frozenset(), "stratified", 1)
+        return _alternating(program, nodes, index, cycles)
+    except RuntimeError as exc:  # clingo reports its own failures as RuntimeError
+        raise LogicError(f"clingo failed: {exc}") from exc
+
+
+def _alternating(
+    program: Program,
+    nodes: Sequence[Node],
+    index: dict[Node, int],
+    cycles: tuple[frozenset[Node], ...],
+) -> WellFoundedModel:
+    ctl = _control("reduct.lp", program, index)
+    negated = sorted({index[u] for r in program.rules for u in r.neg})
+    assumed = [clingo.Function("assumed", [clingo.Number(i)]) for i in negated]
+
+    def gamma(interpretation: frozenset[Node]) -> frozenset[Node]:
+        for i, sym in zip(negated, assumed, strict=True):
+            ctl.assign_external(sym, nodes[i] in interpretation)
+        return _solve(ctl, nodes)
+
+    under: frozenset[Node] = frozenset()
+    solves = 0
+    while True:
+        over = gamma(under)
+        nxt = gamma(over)
+        solves += 2
+        if nxt == under:
+            return WellFoundedModel(under, over - under, "alternating", solves, cycles)
+        under = nxt

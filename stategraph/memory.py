@@ -1,0 +1,297 @@
+"""The Python API: a :class:`Memory` over a store, revised one change at a time.
+
+Example:
+    >>> from stategraph import Memory
+    >>> mem = Memory()
+    >>> _ = mem.fact("m1", "The user moves from Shanghai to Shenzhen in 2026-12")
+    >>> _ = mem.belief("m2", "Commute time computed for Shenzhen", because=["m1"])
+    >>> _ = mem.fact("m4", "The user prefers Cantonese food")
+    >>> mem.supersede("m1", {"id": "m1b", "text": "The user stays in Shanghai"}).invalidated
+    ['m2']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from stategraph.errors import InvalidInputError
+from stategraph.explain import Proof, WhyNot, why, why_not
+from stategraph.graph import SupportGraph
+from stategraph.model import (
+    Change,
+    Justification,
+    Origin,
+    Report,
+    State,
+    Supersession,
+    Truth,
+)
+from stategraph.policy import Policy
+from stategraph.revise import revise
+from stategraph.store import LogEntry, SQLiteStore, Store
+
+__all__ = ["Alternative", "Memory", "justifications_for"]
+
+Alternative = str | Sequence[str] | Mapping[str, Sequence[str]] | Justification
+"""One way a state can be supported: a premise id, a list of ids that must all hold, or
+``{"all": [...], "unless": [...]}``."""
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _validated(model: type[M], value: Any, what: str) -> M:
+    if isinstance(value, model):
+        return value
+    try:
+        return model.model_validate(value)
+    except ValidationError as exc:
+        errors = [(".".join(str(p) for p in e["loc"]), e["msg"]) for e in exc.errors()]
+        raise InvalidInputError(what, errors) from None
+
+
+def justifications_for(
+    head: str,
+    because: Iterable[Alternative] | None = None,
+    unless: Iterable[str] = (),
+    context: Iterable[str] = (),
+) -> list[Justification]:
+    """Turn the ``because=`` / ``unless=`` / ``context=`` shorthand into justifications.
+
+    Args:
+        head: the state being justified.
+        because: alternative justifications; each a premise id, a list of ids that must all
+            hold, or a mapping ``{"all": [...], "unless": [...]}``. ``["a", "b"]`` means
+            "a, or else b"; ``[["a", "b"]]`` means "a and b".
+        unless: states whose holding blocks every alternative (a default that holds until
+            one of them is asserted). With no ``because``, the state holds by default.
+        context: memories that were in context when the state was written: one candidate
+            (``recovered``) justification, each premise to be checked before it counts.
+    """
+    extra = tuple(unless)
+    out: list[Justification] = []
+    alternatives = list(because or [])
+    if not alternatives and extra:
+        alternatives = [[]]
+    for alt in alternatives:
+        if isinstance(alt, Justification):
+            out.append(alt.model_copy(update={"head": head}))
+            continue
+        if isinstance(alt, str):
+            premises: Sequence[str] = (alt,)
+            blocks: Sequence[str] = ()
+        elif isinstance(alt, Mapping):
+            unknown = set(alt) - {"all", "unless"}
+            if unknown:
+                raise InvalidInputError(
+                    "justification",
+                    [(f"because.{sorted(unknown)[0]}", "only 'all' and 'unless' are allowed")],
+                )
+            premises, blocks = alt.get("all", ()), alt.get("unless", ())
+        else:
+            premises, blocks = alt, ()
+        out.append(
+            _validated(
+                Justification,
+                {"head": head, "premises": list(premises), "unless": [*blocks, *extra]},
+                "justification",
+            )
+        )
+    ctx = list(context)
+    if ctx:
+        out.append(
+            _validated(
+                Justification,
+                {"head": head, "premises": ctx, "origin": Origin.recovered},
+                "justification",
+            )
+        )
+    return out
+
+
+class Memory:
+    """An agent's memory with dependency-aware revision.
+
+    Every change goes through :meth:`revise`, which computes the well-founded model of the
+    affected cone, writes the new state and a log entry in one transaction, and returns the
+    :class:`~stategraph.model.Report`. Adding a state is a change too (it can block or restore
+    others through ``unless``).
+
+    Args:
+        path: a SQLite file to open or create; None keeps the store in memory.
+        policy: the kinds this memory accepts and how they are graded.
+        max_depth: how many hops one revision may cascade; states further away whose value
+            would change are marked ``needs_confirmation`` instead. None: no bound.
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        policy: Policy | None = None,
+        max_depth: int | None = None,
+        store: Store | None = None,
+    ) -> None:
+        if max_depth is not None and max_depth < 0:
+            raise InvalidInputError("config", [("max_depth", "must be None or >= 0")])
+        self.policy = policy or Policy()
+        self.max_depth = max_depth
+        self.store: Store = store or SQLiteStore(path if path is not None else ":memory:")
+        self.graph: SupportGraph = self.store.load()
+
+    @classmethod
+    def open(cls, path: str | Path, **options: Any) -> Memory:
+        """Open (or create) a memory stored in a SQLite file."""
+        return cls(path, **options)
+
+    def close(self) -> None:
+        """Close the store."""
+        self.store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # ---- changes ------------------------------------------------------------------------
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The configuration that decides verdicts; logged with every revision."""
+        return {"max_depth": self.max_depth, "kinds": sorted(self.policy.kinds)}
+
+    def revise(self, change: Change | Mapping[str, Any]) -> Report:
+        """Apply a change and return the report; the store is untouched if anything fails."""
+        change = _validated(Change, change, "change")
+        with self.graph.transaction():
+            rev = revise(self.graph, self.policy, change, self.max_depth)
+            self.store.commit(rev, self.config)
+        return rev.report
+
+    def add(
+        self,
+        state: State | Mapping[str, Any],
+        because: Iterable[Alternative] | None = None,
+        unless: Iterable[str] = (),
+        context: Iterable[str] = (),
+    ) -> Report:
+        """Add one state with its justifications (see :func:`justifications_for`)."""
+        st = _validated(State, state, "state")
+        justs = justifications_for(st.id, because, unless, context)
+        return self.revise(Change(assert_=(st,), add_justifications=tuple(justs)))
+
+    def fact(self, id: str, text: str = "", **fields: Any) -> Report:
+        """Add a fact: it holds until retracted or superseded."""
+        return self.add({"id": id, "kind": "fact", "text": text, **fields})
+
+    def belief(
+        self,
+        id: str,
+        text: str = "",
+        because: Iterable[Alternative] | None = None,
+        unless: Iterable[str] = (),
+        context: Iterable[str] = (),
+        **fields: Any,
+    ) -> Report:
+        """Add a belief derived from other states."""
+        st = {"id": id, "kind": "belief", "text": text, **fields}
+        return self.add(st, because, unless, context)
+
+    def plan(
+        self,
+        id: str,
+        text: str = "",
+        because: Iterable[Alternative] | None = None,
+        unless: Iterable[str] = (),
+        context: Iterable[str] = (),
+        **fields: Any,
+    ) -> Report:
+        """Add a plan derived from other states."""
+        st = {"id": id, "kind": "plan", "text": text, **fields}
+        return self.add(st, because, unless, context)
+
+    def action(
+        self,
+        id: str,
+        text: str = "",
+        because: Iterable[Alternative] | None = None,
+        unless: Iterable[str] = (),
+        context: Iterable[str] = (),
+        status: str = "pending",
+        **fields: Any,
+    ) -> Report:
+        """Add an action; a pending one is cancelled when it loses support."""
+        st = {"id": id, "kind": "action", "text": text, "status": status, **fields}
+        return self.add(st, because, unless, context)
+
+    def retract(self, *ids: str) -> Report:
+        """Retract states (they stay in the history, and never hold again)."""
+        return self.revise(Change(retract=ids))
+
+    def supersede(self, old: str, new: State | Mapping[str, Any]) -> Report:
+        """Replace ``old`` by ``new`` (a fact unless ``new`` says otherwise)."""
+        st = _validated(State, new, "state")
+        return self.revise(
+            Change(supersede=(Supersession.model_validate({"id": old, "with": st}),))
+        )
+
+    # ---- queries ------------------------------------------------------------------------
+
+    def truth(self, state_id: str) -> Truth:
+        """A state's value in the current well-founded model."""
+        self.graph.state(state_id)
+        return self.graph.value(state_id)
+
+    def holding(self) -> frozenset[str]:
+        """Ids of every state that holds."""
+        return frozenset(s for s, t in self.graph.truth.items() if t is Truth.true)
+
+    def undefined(self) -> frozenset[str]:
+        """Ids of every state whose value is undecided."""
+        return frozenset(s for s, t in self.graph.truth.items() if t is Truth.undefined)
+
+    def state(self, state_id: str) -> State:
+        """One state (active or not)."""
+        return self.graph.state(state_id)
+
+    def states(self) -> list[State]:
+        """Every state, active or not, sorted by id."""
+        return [self.graph.states[s] for s in sorted(self.graph.states)]
+
+    def is_active(self, state_id: str) -> bool:
+        """True unless the state was retracted or superseded."""
+        self.graph.state(state_id)
+        return self.graph.is_active(state_id)
+
+    def justifications(self, head: str | None = None) -> list[Justification]:
+        """Every justification (or those of one head), sorted."""
+        if head is None:
+            return self.graph.all_justifications()
+        self.graph.state(head)
+        return self.graph.justifications_of(head)
+
+    def why(self, state_id: str) -> Proof:
+        """A minimal-height, non-circular proof of a holding state."""
+        return why(self.graph, self.policy, state_id)
+
+    def why_not(self, state_id: str) -> WhyNot:
+        """For each justification, the first premise that fails or the ``unless`` that blocks."""
+        return why_not(self.graph, self.policy, state_id)
+
+    def history(self) -> list[LogEntry]:
+        """The revision log, oldest first."""
+        return self.store.history()
+
+    def verify_log(self) -> int:
+        """Check the log's hash chain; returns the number of entries."""
+        return self.store.verify()

@@ -1,0 +1,73 @@
+"""Per-kind policy: which kinds are exogenous, and how a lost action is graded.
+
+Logic decides what holds; policy decides what a change in truth *means* for a kind. A pending
+action that lost its support must be cancelled; an executed one cannot be undone by deleting a
+record, so a person or agent has to review it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from stategraph.errors import InvalidKindError
+from stategraph.model import ActionStatus, State
+
+__all__ = ["KindPolicy", "Policy"]
+
+
+@dataclass(frozen=True, slots=True)
+class KindPolicy:
+    """How one kind of state behaves.
+
+    Attributes:
+        exogenous: the state holds because the world said so (a fact), not by justification.
+        action: the state is an action with a pending/executed status that grades its loss.
+    """
+
+    exogenous: bool = False
+    action: bool = False
+
+
+def _default_kinds() -> dict[str, KindPolicy]:
+    return {
+        "fact": KindPolicy(exogenous=True),
+        "belief": KindPolicy(),
+        "plan": KindPolicy(),
+        "action": KindPolicy(action=True),
+    }
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The kinds a memory accepts and how each behaves. Extend with ``Policy.with_kind``."""
+
+    kinds: Mapping[str, KindPolicy] = field(default_factory=_default_kinds)
+
+    def of(self, state: State) -> KindPolicy:
+        """The policy of a state's kind.
+
+        Raises:
+            InvalidKindError: if the kind is not registered.
+        """
+        try:
+            return self.kinds[state.kind]
+        except KeyError:
+            raise InvalidKindError(state.kind, self.kinds, state.id) from None
+
+    def is_exogenous(self, state: State) -> bool:
+        """True for facts: states that hold while active, without justification."""
+        return self.of(state).exogenous
+
+    def normalise(self, state: State) -> State:
+        """Check the kind, and give actions their default status (pending)."""
+        kp = self.of(state)
+        if kp.action and state.status is None:
+            return state.model_copy(update={"status": ActionStatus.pending})
+        if not kp.action and state.status is not None:
+            return state.model_copy(update={"status": None})
+        return state
+
+    def with_kind(self, name: str, kind: KindPolicy) -> Policy:
+        """A copy of this policy that also accepts ``name``."""
+        return Policy({**self.kinds, name: kind})

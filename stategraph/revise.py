@@ -1,0 +1,401 @@
+"""Revision: apply a change, find the affected cone, settle it in clingo, grade the outcome.
+
+The steps, each cone-local so that cost follows the cone and not the store:
+
+1. validate the change against the graph (nothing is touched if it is malformed);
+2. apply it to the graph (inside the caller's transaction, so it can be undone);
+3. the cone: every state reachable from the changed ones along premise and ``unless`` edges;
+4. the cone as a normal program, states outside it frozen at their current value, solved for
+   its well-founded model (:mod:`stategraph.logic`);
+5. the depth bound: states past ``max_depth`` whose value would change are set undecided;
+6. verdicts, reasons and consequences per touched state (:func:`_entry`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+
+from stategraph.errors import (
+    InvalidChangeError,
+    SelfJustificationError,
+    UnknownStateError,
+)
+from stategraph.explain import body, derivation_levels, failures, justification_value
+from stategraph.graph import JustKey, SupportGraph
+from stategraph.logic import Program, Rule, well_founded
+from stategraph.model import (
+    Change,
+    ChangedState,
+    Consequence,
+    DecidedBy,
+    Entry,
+    Justification,
+    LostSupport,
+    Origin,
+    Reason,
+    Report,
+    State,
+    Truth,
+    Verdict,
+)
+from stategraph.policy import Policy
+
+__all__ = ["Revision", "revise", "validate"]
+
+
+@dataclass
+class Revision:
+    """A computed revision: the report, and what the store must persist."""
+
+    report: Report
+    new_states: list[State] = field(default_factory=list)
+    deactivated: dict[str, str | None] = field(default_factory=dict)
+    added: list[Justification] = field(default_factory=list)
+    removed: list[JustKey] = field(default_factory=list)
+    truth: dict[str, Truth] = field(default_factory=dict)
+    path: str = "stratified"
+
+
+def validate(graph: SupportGraph, policy: Policy, change: Change) -> None:
+    """Check a change against the graph without touching it.
+
+    Raises:
+        UnknownStateError, DuplicateStateError, InvalidKindError, SelfJustificationError,
+        InvalidChangeError: naming the offending id and part of the change.
+    """
+    new_ids: dict[str, State] = {}
+    for field_name, st in [("assert", s) for s in change.assert_] + [
+        ("supersede", s.with_) for s in change.supersede
+    ]:
+        policy.of(st)
+        if st.id in graph or st.id in new_ids:
+            raise InvalidChangeError(field_name, f"state id {st.id!r} already exists", st.id)
+        new_ids[st.id] = st
+    gone: set[str] = set()
+    for field_name, sid in [("retract", r) for r in change.retract] + [
+        ("supersede", s.id) for s in change.supersede
+    ]:
+        if sid not in graph:
+            raise UnknownStateError(sid, f"named in {field_name}")
+        if sid in graph.inactive or sid in gone:
+            raise InvalidChangeError(field_name, f"state {sid!r} is already inactive", sid)
+        gone.add(sid)
+
+    def known(sid: str) -> State | None:
+        return new_ids.get(sid) or graph.states.get(sid)
+
+    for j in change.add_justifications:
+        head = known(j.head)
+        if head is None:
+            raise UnknownStateError(j.head, "head of an added justification")
+        if j.head in j.premises or j.head in j.unless:
+            raise SelfJustificationError(j.head)
+        if policy.is_exogenous(head):
+            raise InvalidChangeError(
+                "add_justifications",
+                f"{j.head!r} is a {head.kind}, which holds without justification; "
+                "justify a derived state (belief, plan, action) instead",
+                j.head,
+            )
+        for p in j.premises:
+            if known(p) is None:
+                raise UnknownStateError(p, f"premise of {j.head}")
+        for p in j.checked:
+            if p not in j.premises:
+                raise InvalidChangeError(
+                    "add_justifications", f"checked premise {p!r} is not a premise", j.head
+                )
+    for j in change.remove_justifications:
+        if graph.justification(j.key) is None:
+            raise InvalidChangeError(
+                "remove_justifications",
+                f"{j.head!r} has no justification {list(j.premises)} unless {list(j.unless)}",
+                j.head,
+            )
+
+
+def _apply(graph: SupportGraph, policy: Policy, change: Change) -> Revision:
+    """Apply the change's structural part; truth values come later."""
+    rev = Revision(report=None)  # type: ignore[arg-type]  # filled in by revise()
+    for sid in change.retract:
+        graph.deactivate(sid)
+        rev.deactivated[sid] = None
+    for s in change.supersede:
+        graph.deactivate(s.id, s.with_.id)
+        rev.deactivated[s.id] = s.with_.id
+    for st in (*change.assert_, *(s.with_ for s in change.supersede)):
+        st = policy.normalise(st)
+        graph.add_state(st)
+        rev.new_states.append(st)
+    for j in change.remove_justifications:
+        graph.remove_justification(j.key)
+        rev.removed.append(j.key)
+    for j in change.add_justifications:
+        graph.add_justification(j)
+        rev.added.append(j)
+    return rev
+
+
+def _seeds(change: Change) -> dict[str, str]:
+    seeds: dict[str, str] = {}
+    for j in (*change.add_justifications, *change.remove_justifications):
+        seeds.setdefault(j.head, "justification")
+    for sid in change.retract:
+        seeds[sid] = "retracted"
+    for s in change.supersede:
+        seeds[s.id] = "superseded"
+    for st in (*change.assert_, *(s.with_ for s in change.supersede)):
+        seeds[st.id] = "asserted"
+    return seeds
+
+
+class _ConeProgram:
+    """Builds the cone's normal program; states outside the cone are frozen constants.
+
+    A frozen-true literal is dropped from its rule, a frozen-false premise (or a frozen-true
+    ``unless``) drops the whole rule, and a frozen-undefined state is kept as a node that
+    blocks itself (``n :- not n``), which is undefined in the well-founded model. An unchecked
+    candidate premise ``p`` becomes a node ``c`` with ``c :- p`` and ``c :- not c``: true
+    while ``p`` holds, undefined otherwise.
+    """
+
+    def __init__(self, graph: SupportGraph, policy: Policy, cone: dict[str, int]) -> None:
+        self.graph = graph
+        self.cone = cone
+        self.program = Program()
+        self._undefined: set[Hashable] = set()
+        for sid in sorted(cone):
+            if not graph.is_active(sid):
+                continue
+            if policy.is_exogenous(graph.states[sid]):
+                self.program.facts.append(sid)
+                continue
+            for j in graph.justifications_of(sid):
+                rule = self._rule(j)
+                if rule is not None:
+                    self.program.rules.append(rule)
+
+    def _frozen(self, sid: str) -> Truth | None:
+        return None if sid in self.cone else self.graph.value(sid)
+
+    def _undefined_node(self, node: Hashable) -> Hashable:
+        if node not in self._undefined:
+            self._undefined.add(node)
+            self.program.rules.append(Rule(node, neg=(node,)))
+        return node
+
+    def _rule(self, j: Justification) -> Rule | None:
+        candidates = set(j.candidates())
+        pos: list[Hashable] = []
+        for p in body(j):
+            value = self._frozen(p)
+            if value is Truth.true:
+                continue
+            if p in candidates:
+                aux = ("candidate", j.key, p)
+                if aux not in self._undefined and value is None:
+                    self.program.rules.append(Rule(aux, (p,)))
+                pos.append(self._undefined_node(aux))
+            elif value is Truth.false:
+                return None
+            else:
+                pos.append(p if value is None else self._undefined_node(p))
+        neg: list[Hashable] = []
+        for u in j.unless:
+            value = self._frozen(u)
+            if value is Truth.false:
+                continue
+            if value is Truth.true:
+                return None
+            neg.append(u if value is None else self._undefined_node(u))
+        return Rule(j.head, tuple(pos), tuple(neg))
+
+
+def revise(
+    graph: SupportGraph, policy: Policy, change: Change, max_depth: int | None = None
+) -> Revision:
+    """Apply ``change`` to ``graph`` and compute the revision.
+
+    Must run inside ``graph.transaction()``: the graph is mutated (structure and truth
+    values), and the caller undoes it if persisting fails.
+
+    Raises:
+        StategraphError: a subclass naming the offending part of a malformed change;
+            the graph is untouched in that case.
+    """
+    validate(graph, policy, change)
+    old_justs = {
+        j.head: graph.justifications_of(j.head)
+        for j in (*change.add_justifications, *change.remove_justifications)
+    }
+    rev = _apply(graph, policy, change)
+    seeds = _seeds(change)
+    cone = graph.cone(seeds)
+    model = well_founded(_ConeProgram(graph, policy, cone).program)
+    rev.path = model.path
+
+    new: dict[str, Truth] = {}
+    past_bound: set[str] = set()
+    for sid, depth in cone.items():
+        if sid not in graph:
+            continue
+        value = model.value(sid)
+        if max_depth is not None and depth > max_depth and value is not graph.value(sid):
+            value = Truth.undefined
+            past_bound.add(sid)
+        new[sid] = value
+
+    def new_value(sid: str) -> Truth:
+        return new[sid] if sid in new else graph.value(sid)
+
+    grader = _Grader(graph, policy, cone, new_value, model.cycles, past_bound)
+    changed: list[ChangedState] = []
+    entries: list[Entry] = []
+    for sid in sorted(new, key=lambda s: (cone[s], s)):
+        action = seeds.get(sid)
+        if action in ("retracted", "superseded", "asserted"):
+            by = graph.inactive.get(sid) if action == "superseded" else None
+            changed.append(ChangedState(id=sid, action=action, by=by, new=new[sid]))
+            continue
+        if not graph.is_active(sid) or policy.is_exogenous(graph.states[sid]):
+            continue
+        before = old_justs.get(sid) or graph.justifications_of(sid)
+        entry = grader.entry(sid, before)
+        if entry is not None:
+            entries.append(entry)
+    for sid, value in new.items():
+        if value is not graph.value(sid):
+            rev.truth[sid] = value
+            graph.set_truth(sid, value)
+    rev.report = Report(
+        change=change,
+        changed=tuple(sorted(changed, key=lambda c: c.id)),
+        entries=tuple(entries),
+        cone_size=len(cone),
+        max_depth=max_depth,
+    )
+    return rev
+
+
+class _Grader:
+    """Turns old and new truth values of one cone into verdicts, reasons and consequences."""
+
+    def __init__(
+        self,
+        graph: SupportGraph,
+        policy: Policy,
+        cone: dict[str, int],
+        new_value: Callable[[str], Truth],
+        cycles: tuple[frozenset[Hashable], ...],
+        past_bound: set[str],
+    ) -> None:
+        self.graph = graph
+        self.policy = policy
+        self.cone = cone
+        self.new_value = new_value
+        self.cycle_of = {n: c for c in cycles for n in c}
+        self.past_bound = past_bound
+        self._levels: dict[str, tuple[int, Justification | None]] | None = None
+
+    def surviving(self, sid: str) -> Justification | None:
+        """The justification of minimal derivation height that carries a true state."""
+        if self._levels is None:
+            g = self.graph
+            heads = [s for s in self.cone if s in g and self.new_value(s) is Truth.true]
+
+            def is_base(s: str) -> bool:
+                return s not in self.cone or self.policy.is_exogenous(g.states[s])
+
+            self._levels = derivation_levels(heads, g.justifications_of, is_base, self.new_value)
+        return self._levels.get(sid, (0, None))[1]
+
+    def entry(self, sid: str, before: list[Justification]) -> Entry | None:
+        g = self.graph
+        old_t, new_t = g.value(sid), self.new_value(sid)
+        after = g.justifications_of(sid)
+        old_hold = {j.key for j in before if justification_value(j, g.value) is Truth.true}
+        new_hold = {j.key for j in after if justification_value(j, self.new_value) is Truth.true}
+        if old_t is new_t and old_hold == new_hold:
+            return None
+        present = {j.key: j for j in after}
+        lost = []
+        for j in before:
+            if j.key in old_hold and j.key not in new_hold:
+                now = present.get(j.key)
+                failed, blocked = failures(now, self.new_value) if now else ((), ())
+                lost.append(
+                    LostSupport(
+                        justification=j.ref(),
+                        failed=failed,
+                        blocked_by=blocked,
+                        removed=now is None,
+                    )
+                )
+        decided_by = DecidedBy.logic
+        surviving = None
+        cycle: tuple[str, ...] = ()
+        undecided: tuple[str, ...] = ()
+        if sid in self.past_bound:
+            verdict, cause, decided_by = Verdict.needs_confirmation, "depth_limit", DecidedBy.policy
+        elif new_t is Truth.undefined:
+            verdict = Verdict.needs_confirmation
+            cause, cycle, undecided = self._undecided(sid, after)
+        elif new_t is Truth.true:
+            verdict = Verdict.kept if old_t is Truth.true else Verdict.restored
+            cause = "alternative_support" if lost else "new_support"
+            best = self.surviving(sid)
+            surviving = best.ref() if best is not None else None
+        else:
+            verdict, cause = Verdict.invalidated, "no_support"
+        consequence = None
+        st = g.states[sid]
+        if self.policy.of(st).action:
+            if verdict is Verdict.invalidated and st.status == "executed":
+                verdict, decided_by = Verdict.needs_confirmation, DecidedBy.policy
+            if verdict is Verdict.invalidated:
+                consequence = Consequence.cancel
+            elif verdict is Verdict.needs_confirmation:
+                consequence = Consequence.review
+        return Entry(
+            id=sid,
+            kind=st.kind,
+            old=old_t,
+            new=new_t,
+            verdict=verdict,
+            depth=self.cone[sid],
+            decided_by=decided_by,
+            consequence=consequence,
+            reason=Reason(
+                cause=cause,
+                lost=tuple(lost),
+                surviving=surviving,
+                cycle=cycle,
+                undecided=undecided,
+            ),
+        )
+
+    def _undecided(
+        self, sid: str, after: list[Justification]
+    ) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+        undecided: set[str] = set()
+        for j in after:
+            if justification_value(j, self.new_value) is not Truth.undefined:
+                continue
+            candidates = j.candidates()
+            for x in (*body(j), *j.unless):
+                v = self.new_value(x)
+                if v is Truth.undefined or (x in candidates and v is not Truth.true):
+                    undecided.add(x)
+        comp = self.cycle_of.get(sid)
+        if comp is not None:
+            cycle = tuple(sorted(n for n in comp if isinstance(n, str)))
+            return "negative_cycle", cycle, tuple(sorted(undecided))
+        unverified = any(
+            self.new_value(p) is not Truth.true
+            for j in after
+            if j.origin is Origin.recovered
+            for p in j.candidates()
+        )
+        cause = "unverified_candidate" if unverified else "undefined_premise"
+        return cause, (), tuple(sorted(undecided))
