@@ -1,0 +1,465 @@
+"""The benchmark case format: one file (YAML or JSON) per case, validated before anything runs.
+
+A case holds a memory history, one change and the gold answer (see ``DESIGN.md``, "Benchmark").
+Validation is strict because a wrong gold silently skews every figure the suite reports: unknown
+fields, dangling premises, expected ids that name nothing, and missing depths are all errors, and
+each error names the case file and the field so that a suite author can fix it at once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from stategraph.errors import StategraphError
+
+__all__ = [
+    "KNOWN_TAGS",
+    "Case",
+    "CaseChange",
+    "CaseError",
+    "CaseExpect",
+    "CaseMemory",
+    "Support",
+    "load_case",
+    "load_cases",
+    "shipped_cases",
+    "shipped_cases_dir",
+]
+
+KNOWN_TAGS = frozenset(
+    {
+        "hard-negative",
+        "alternative-support",
+        "dead-cycle",
+        "unless",
+        "restore",
+        "action",
+        "supersede-compatible",
+        "negative-cycle",
+        "deep",
+    }
+)
+"""Feature tags a case may carry; anything else is a typo and rejected."""
+
+_CASE_SUFFIXES = (".yaml", ".yml", ".json")
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+class CaseError(StategraphError, ValueError):
+    """A case file is malformed or its gold answer is inconsistent.
+
+    Attributes:
+        path: the case file.
+        field: the dotted location of the fault inside the case (``memories[2].because``).
+        message: what is wrong.
+    """
+
+    def __init__(self, path: str, field: str, message: str) -> None:
+        self.path = path
+        self.field = field
+        self.message = message
+        super().__init__(f"{path}: {field or '(root)'}: {message}")
+
+
+_STRICT = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class Support(BaseModel):
+    """One alternative justification: every premise holds and no ``unless`` state holds."""
+
+    model_config = _STRICT
+
+    all: tuple[str, ...] = ()
+    unless: tuple[str, ...] = ()
+
+    def to_engine(self) -> dict[str, list[str]]:
+        """The ``{all, unless}`` mapping the engine's ``because=`` argument accepts."""
+        return {"all": list(self.all), "unless": list(self.unless)}
+
+
+def _support(value: Any) -> Any:
+    """Accept a bare id, a list of ids, or an ``{all, unless}`` mapping."""
+    if isinstance(value, str):
+        return {"all": [value]}
+    if isinstance(value, (list, tuple)):
+        return {"all": list(value)}
+    return value
+
+
+class CaseMemory(BaseModel):
+    """One memory of the history (or a state a change brings in)."""
+
+    model_config = _STRICT
+
+    id: str
+    kind: str
+    text: str
+    status: Literal["pending", "executed"] | None = None
+    because: tuple[Support, ...] = ()
+    context: tuple[str, ...] = ()
+
+    @field_validator("id")
+    @classmethod
+    def _id_shape(cls, v: str) -> str:
+        if not _ID_RE.match(v):
+            raise ValueError(f"id {v!r} must be letters, digits, '_', '-' or '.'")
+        return v
+
+    @field_validator("kind")
+    @classmethod
+    def _kind_known(cls, v: str) -> str:
+        if not v.isidentifier():
+            raise ValueError(f"kind must be a simple name such as 'belief', got {v!r}")
+        return v
+
+    @field_validator("because", mode="before")
+    @classmethod
+    def _alternatives(cls, v: Any) -> Any:
+        if isinstance(v, (list, tuple)):
+            return [_support(alt) for alt in v]
+        return v
+
+    @property
+    def supports(self) -> tuple[Support, ...]:
+        """The alternatives (empty for facts and for candidate-only or text-only states)."""
+        return self.because
+
+    def premise_ids(self) -> set[str]:
+        """Every id this memory's declared alternatives require to hold."""
+        return {p for alt in self.because for p in alt.all}
+
+    def unless_ids(self) -> set[str]:
+        """Every id whose holding would block one of this memory's alternatives."""
+        return {u for alt in self.because for u in alt.unless}
+
+
+class Supersede(BaseModel):
+    """Replace ``id`` by the state ``with``."""
+
+    model_config = _STRICT
+
+    id: str
+    with_: CaseMemory = Field(alias="with")
+
+
+class CaseChange(BaseModel):
+    """What the case revises: any of ``retract``, ``assert``, ``supersede``."""
+
+    model_config = _STRICT
+
+    retract: tuple[str, ...] = ()
+    assert_: tuple[CaseMemory, ...] = Field(default=(), alias="assert")
+    supersede: tuple[Supersede, ...] = ()
+
+    @field_validator("supersede", "retract", mode="before")
+    @classmethod
+    def _one_or_many(cls, v: Any) -> Any:
+        return [v] if isinstance(v, (dict, str)) else v
+
+    def removed_ids(self) -> set[str]:
+        """States that stop holding because the change says so (retracted or superseded)."""
+        return set(self.retract) | {s.id for s in self.supersede}
+
+    def added(self) -> list[CaseMemory]:
+        """States the change brings in (asserted, and the new side of each supersession)."""
+        return [*self.assert_, *(s.with_ for s in self.supersede)]
+
+    def changed_ids(self) -> set[str]:
+        """Every state the change acts on; none of them is scored."""
+        return self.removed_ids() | {m.id for m in self.added()}
+
+    def to_engine(self) -> dict[str, Any]:
+        """The change as the engine's ``Change.model_validate`` expects it."""
+        out: dict[str, Any] = {}
+        if self.retract:
+            out["retract"] = list(self.retract)
+        if self.assert_:
+            out["assert"] = [_state_dict(m) for m in self.assert_]
+        if self.supersede:
+            out["supersede"] = [{"id": s.id, "with": _state_dict(s.with_)} for s in self.supersede]
+        return out
+
+
+def _state_dict(m: CaseMemory) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": m.id, "kind": m.kind, "text": m.text}
+    if m.status is not None:
+        out["status"] = m.status
+    return out
+
+
+class CaseExpect(BaseModel):
+    """The gold answer, written by reasoning about the situation (never by running a system)."""
+
+    model_config = _STRICT
+
+    invalidated: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()
+    needs_confirmation: tuple[str, ...] = ()
+    restored: tuple[str, ...] = ()
+    consequences: dict[str, Literal["cancel", "review"]] = Field(default_factory=dict)
+    depth: dict[str, int] = Field(default_factory=dict)
+
+
+class Case(BaseModel):
+    """One benchmark case. Use :func:`load_case` to read one with file-aware errors."""
+
+    model_config = _STRICT
+
+    id: str
+    lang: Literal["zh", "en"]
+    track: Literal["declared", "recovered", "text"]
+    memories: tuple[CaseMemory, ...]
+    change: CaseChange
+    expect: CaseExpect
+    tags: tuple[str, ...] = ()
+
+    @property
+    def domain(self) -> str:
+        """The domain, read from the id's first segment (``relocation-zh-01`` → relocation)."""
+        return self.id.split("-", 1)[0]
+
+    def memory(self, state_id: str) -> CaseMemory | None:
+        """The memory with that id, or None."""
+        return next((m for m in self.memories if m.id == state_id), None)
+
+    def scored_ids(self) -> list[str]:
+        """The memories a system is scored on: all but the changed ones."""
+        changed = self.change.changed_ids()
+        return [m.id for m in self.memories if m.id not in changed]
+
+
+def _loc(loc: Iterable[int | str]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def _check_memories(case: Case, err: _Errors) -> set[str]:
+    ids: set[str] = set()
+    for i, m in enumerate(case.memories):
+        where = f"memories[{i}]"
+        if m.id in ids:
+            err(f"{where}.id", f"duplicate id {m.id!r}")
+        ids.add(m.id)
+        if m.kind == "fact" and m.because:
+            err(f"{where}.because", "a fact is exogenous and takes no justification")
+        if m.kind == "action" and m.status is None:
+            err(f"{where}.status", "an action needs status: pending or executed")
+        if m.kind != "action" and m.status is not None:
+            err(f"{where}.status", "only actions carry a status")
+        if case.track == "text" and (m.because or m.context):
+            err(where, "text-track memories carry only id, kind, text (and status)")
+        if case.track == "recovered" and m.because:
+            err(f"{where}.because", "recovered-track memories carry candidate context only")
+        if case.track == "declared" and m.context:
+            err(f"{where}.context", "declared-track memories give their edges in because")
+    for i, m in enumerate(case.memories):
+        for j, alt in enumerate(m.because):
+            for p in alt.all:
+                if p not in ids:
+                    err(f"memories[{i}].because[{j}].all", f"premise {p!r} is not a memory")
+            if m.id in alt.all or m.id in alt.unless:
+                err(f"memories[{i}].because[{j}]", f"{m.id!r} cites itself")
+        for c in m.context:
+            if c not in ids:
+                err(f"memories[{i}].context", f"context id {c!r} is not a memory")
+            if c == m.id:
+                err(f"memories[{i}].context", f"{m.id!r} cites itself")
+    return ids
+
+
+def _check_change(case: Case, ids: set[str], err: _Errors) -> None:
+    ch = case.change
+    if not (ch.retract or ch.assert_ or ch.supersede):
+        err("change", "the change is empty: give retract, assert or supersede")
+    for r in ch.retract:
+        if r not in ids:
+            err("change.retract", f"{r!r} is not a memory")
+    for k, s in enumerate(ch.supersede):
+        if s.id not in ids:
+            err(f"change.supersede[{k}].id", f"{s.id!r} is not a memory")
+    seen: set[str] = set()
+    for m in ch.added():
+        if m.id in ids or m.id in seen:
+            err("change", f"new state id {m.id!r} is already taken")
+        seen.add(m.id)
+        if m.kind != "fact" or m.because or m.context:
+            err("change", f"new state {m.id!r} must be a plain fact (no because/context)")
+
+
+def _check_expect(case: Case, ids: set[str], err: _Errors) -> None:
+    ex = case.expect
+    changed = case.change.changed_ids()
+    groups = {
+        "invalidated": set(ex.invalidated),
+        "kept": set(ex.kept),
+        "needs_confirmation": set(ex.needs_confirmation),
+        "restored": set(ex.restored),
+    }
+    for name, group in groups.items():
+        for s in sorted(group):
+            if s not in ids:
+                err(f"expect.{name}", f"{s!r} is not a memory")
+            elif s in changed:
+                err(f"expect.{name}", f"{s!r} is changed by the change and is not scored")
+    names = list(groups)
+    for a_i, a in enumerate(names):
+        for b in names[a_i + 1 :]:
+            both = groups[a] & groups[b]
+            if both:
+                err(f"expect.{b}", f"{sorted(both)} also listed in expect.{a}")
+    moved = groups["invalidated"] | groups["needs_confirmation"] | groups["restored"]
+    missing = sorted(moved - set(ex.depth))
+    if missing:
+        err("expect.depth", f"no gold depth for {missing}")
+    for s, d in sorted(ex.depth.items()):
+        if s not in moved:
+            err(f"expect.depth.{s}", "depth given for a state that is not moved")
+        if d < 1:
+            err(f"expect.depth.{s}", f"depth must be >= 1, got {d}")
+    _check_consequences(case, groups, err)
+
+
+def _check_consequences(case: Case, groups: dict[str, set[str]], err: _Errors) -> None:
+    ex = case.expect
+    for m in case.memories:
+        if m.kind != "action":
+            continue
+        if m.status == "executed" and m.id in groups["invalidated"]:
+            err("expect.invalidated", f"executed action {m.id!r} is graded needs_confirmation")
+        want = None
+        if m.status == "pending" and m.id in groups["invalidated"]:
+            want = "cancel"
+        if m.status == "executed" and m.id in groups["needs_confirmation"]:
+            want = "review"
+        got = ex.consequences.get(m.id)
+        if want is not None and got != want:
+            err(f"expect.consequences.{m.id}", f"expected {want!r}, got {got!r}")
+        if want is None and got is not None:
+            err(f"expect.consequences.{m.id}", f"{got!r} given for an action that is not lost")
+    actions = {m.id for m in case.memories if m.kind == "action"}
+    for s in sorted(set(ex.consequences) - actions):
+        err(f"expect.consequences.{s}", f"{s!r} is not an action")
+
+
+def _check_tags(case: Case, err: _Errors) -> None:
+    for t in case.tags:
+        if t not in KNOWN_TAGS:
+            err("tags", f"unknown tag {t!r}; known: {', '.join(sorted(KNOWN_TAGS))}")
+
+
+class _Errors:
+    """Collects faults so one run reports every problem of a file, not just the first."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, str]] = []
+
+    def __call__(self, field: str, message: str) -> None:
+        self.items.append((field, message))
+
+
+def validate(data: Any, path: str) -> Case:
+    """Validate parsed case data.
+
+    Args:
+        data: the parsed YAML/JSON document.
+        path: the file it came from, for error messages.
+
+    Raises:
+        CaseError: naming the file and the first faulty field (all faults are in the message).
+    """
+    try:
+        case = Case.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        fields = "; ".join(f"{_loc(e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise CaseError(path, _loc(first["loc"]), fields) from None
+    err = _Errors()
+    stem = Path(path).stem
+    if stem != case.id and not path.startswith("<"):
+        err("id", f"id {case.id!r} must match the file name {stem!r}")
+    _check_tags(case, err)
+    ids = _check_memories(case, err)
+    _check_change(case, ids, err)
+    _check_expect(case, ids, err)
+    if err.items:
+        field, _ = err.items[0]
+        raise CaseError(path, field, "; ".join(f"{f}: {m}" for f, m in err.items))
+    return case
+
+
+def _parse(text: str, path: str) -> Any:
+    try:
+        return json.loads(text) if path.endswith(".json") else yaml.safe_load(text)
+    except (yaml.YAMLError, json.JSONDecodeError) as exc:
+        kind = "JSON" if path.endswith(".json") else "YAML"
+        raise CaseError(path, "", f"not valid {kind}: {exc}") from None
+
+
+def load_case(path: str | Path | Traversable) -> Case:
+    """Read and validate one case file.
+
+    Raises:
+        CaseError: when the file cannot be parsed or does not validate.
+    """
+    name = str(path)
+    node = Path(path) if isinstance(path, str) else path
+    try:
+        text = node.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CaseError(name, "", f"cannot read: {exc}") from None
+    return validate(_parse(text, name), name)
+
+
+def _case_files(root: Path | Traversable) -> Iterator[Path | Traversable]:
+    if root.is_file():
+        yield root
+        return
+    children = sorted(root.iterdir(), key=lambda c: c.name)
+    for child in children:
+        if child.is_dir():
+            yield from _case_files(child)
+        elif child.name.endswith(_CASE_SUFFIXES):
+            yield child
+
+
+def load_cases(paths: Iterable[str | Path | Traversable]) -> list[Case]:
+    """Load every case under the given files or folders, sorted by id.
+
+    Raises:
+        CaseError: for the first bad file, or for two files with the same case id.
+    """
+    cases: dict[str, tuple[Case, str]] = {}
+    for root in paths:
+        node = Path(root) if isinstance(root, str) else root
+        if not node.is_file() and not node.is_dir():
+            raise CaseError(str(node), "", "no such file or folder")
+        for f in _case_files(node):
+            case = load_case(f)
+            if case.id in cases:
+                raise CaseError(str(f), "id", f"duplicate case id, also in {cases[case.id][1]}")
+            cases[case.id] = (case, str(f))
+    return [cases[k][0] for k in sorted(cases)]
+
+
+def shipped_cases_dir() -> Traversable:
+    """The suite that ships inside the package."""
+    return files("stategraph.bench").joinpath("cases")
+
+
+def shipped_cases() -> list[Case]:
+    """Load the shipped suite."""
+    return load_cases([shipped_cases_dir()])
