@@ -39,7 +39,7 @@ StateId = Annotated[str, StringConstraints(min_length=1, max_length=512, strip_w
 """A state's identifier: any non-empty string (it reaches clingo only as a string symbol)."""
 
 
-class Source(str, enum.Enum):
+class Source(enum.StrEnum):
     """Who wrote a state."""
 
     user = "user"
@@ -47,14 +47,14 @@ class Source(str, enum.Enum):
     tool = "tool"
 
 
-class ActionStatus(str, enum.Enum):
+class ActionStatus(enum.StrEnum):
     """Whether an action has been carried out; decides how a lost action is graded."""
 
     pending = "pending"
     executed = "executed"
 
 
-class Origin(str, enum.Enum):
+class Origin(enum.StrEnum):
     """Where a justification came from.
 
     ``recovered`` justifications are candidates (e.g. the memories that were in context when a
@@ -68,14 +68,14 @@ class Origin(str, enum.Enum):
     judge = "judge"
 
 
-class EdgeCheck(str, enum.Enum):
+class EdgeCheck(enum.StrEnum):
     """The outcome of checking one candidate premise of a ``recovered`` justification."""
 
     dependency = "dependency"
     independent = "independent"
 
 
-class Truth(str, enum.Enum):
+class Truth(enum.StrEnum):
     """A state's value in the well-founded model."""
 
     true = "true"
@@ -83,7 +83,7 @@ class Truth(str, enum.Enum):
     undefined = "undefined"
 
 
-class Verdict(str, enum.Enum):
+class Verdict(enum.StrEnum):
     """What a revision concluded about a touched state."""
 
     invalidated = "invalidated"
@@ -92,7 +92,7 @@ class Verdict(str, enum.Enum):
     restored = "restored"
 
 
-class DecidedBy(str, enum.Enum):
+class DecidedBy(enum.StrEnum):
     """Which layer decided a verdict."""
 
     logic = "logic"
@@ -100,7 +100,7 @@ class DecidedBy(str, enum.Enum):
     policy = "policy"
 
 
-class Consequence(str, enum.Enum):
+class Consequence(enum.StrEnum):
     """What must happen to an action whose support changed."""
 
     cancel = "cancel"

@@ -15,7 +15,7 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -210,7 +210,7 @@ class SQLiteStore:
     def _append(self, report: Report, config: dict[str, Any]) -> LogEntry:
         seq, prev = self._last()
         seq += 1
-        at = datetime.now(timezone.utc).isoformat(timespec="microseconds")
+        at = datetime.now(UTC).isoformat(timespec="microseconds")
         change_json = report.change.model_dump_json(by_alias=True)
         report_json = report.model_dump_json(by_alias=True)
         config_json = _json(config)

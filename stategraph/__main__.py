@@ -1,0 +1,7 @@
+"""``python -m stategraph``."""
+
+import sys
+
+from stategraph.cli import main
+
+sys.exit(main())

@@ -1,0 +1,75 @@
+"""The logic layer as a table: normal program -> well-founded model."""
+
+from __future__ import annotations
+
+import pytest
+
+from stategraph.logic import Program, Rule, well_founded
+
+R = Rule
+TABLE = [
+    ("empty", Program(), set(), set(), "stratified"),
+    ("facts only", Program(["a", "b"]), {"a", "b"}, set(), "stratified"),
+    (
+        "chain",
+        Program(["a"], [R("b", ("a",)), R("c", ("b",))]),
+        {"a", "b", "c"},
+        set(),
+        "stratified",
+    ),
+    (
+        "positive loop is unfounded",
+        Program([], [R("a", ("b",)), R("b", ("a",))]),
+        set(),
+        set(),
+        "stratified",
+    ),
+    ("default holds", Program([], [R("a", (), ("x",))]), {"a"}, set(), "stratified"),
+    ("default blocked", Program(["x"], [R("a", (), ("x",))]), {"x"}, set(), "stratified"),
+    ("self negation", Program([], [R("p", (), ("p",))]), set(), {"p"}, "alternating"),
+    (
+        "even negative loop",
+        Program([], [R("a", (), ("b",)), R("b", (), ("a",)), R("c", ("a",))]),
+        set(),
+        {"a", "b", "c"},
+        "alternating",
+    ),
+    (
+        "negative loop broken from outside",
+        Program(["x"], [R("a", (), ("b", "x")), R("b", (), ("a",))]),
+        {"x", "b"},
+        set(),
+        "alternating",
+    ),
+    (
+        "odd loop with an escape",
+        Program(
+            ["e"], [R("a", (), ("b",)), R("b", (), ("c",)), R("c", (), ("a",)), R("a", ("e",))]
+        ),
+        {"e", "a", "b"},
+        set(),
+        "alternating",
+    ),
+    (
+        "undefined does not make true",
+        Program([], [R("u", (), ("u",)), R("a", ("u",)), R("b", (), ("u",))]),
+        set(),
+        {"u", "a", "b"},
+        "alternating",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("program", "true", "undefined", "path"), [pytest.param(*r[1:], id=r[0]) for r in TABLE]
+)
+def test_well_founded(program: Program, true: set[str], undefined: set[str], path: str) -> None:
+    model = well_founded(program)
+    assert model.true == true
+    assert model.undefined == undefined
+    assert model.path == path
+
+
+def test_nodes_need_not_be_strings() -> None:
+    model = well_founded(Program([("x", 1)], [R(("y", 2), (("x", 1),))]))
+    assert model.true == {("x", 1), ("y", 2)}

@@ -1,0 +1,147 @@
+"""The SQLite store: atomic revisions, round trips, the hash-chained log."""
+
+from __future__ import annotations
+
+import itertools
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from stategraph import Memory
+from stategraph.errors import LogIntegrityError, StategraphError, StoreError
+from stategraph.store import SQLiteStore
+
+
+def dump(path: Path) -> list[str]:
+    conn = sqlite3.connect(path)
+    try:
+        return list(conn.iterdump())
+    finally:
+        conn.close()
+
+
+def seed(path: Path) -> Memory:
+    mem = Memory.open(path)
+    mem.fact("m1", "moves to Shenzhen")
+    mem.belief("m2", "commute in Shenzhen", because=["m1"])
+    mem.action("m3", "cancel broadband", because=["m1"])
+    mem.fact("m4", "likes Cantonese food")
+    return mem
+
+
+def test_round_trip_gives_the_same_revision(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    seed(path).close()
+    with Memory.open(path) as reopened:
+        assert reopened.holding() == {"m1", "m2", "m3", "m4"}
+        on_disk = reopened.retract("m1")
+    in_memory = Memory()
+    for st in ("m1", "m4"):
+        in_memory.fact(st, {"m1": "moves to Shenzhen", "m4": "likes Cantonese food"}[st])
+    in_memory.belief("m2", "commute in Shenzhen", because=["m1"])
+    in_memory.action("m3", "cancel broadband", because=["m1"])
+    assert on_disk.to_json() == in_memory.retract("m1").to_json()
+    with Memory.open(path) as again:
+        assert again.holding() == {"m4"}
+        assert not again.is_active("m1")
+        assert again.verify_log() == 5
+
+
+def test_fault_mid_revision_leaves_the_file_identical(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "m.db"
+    mem = seed(path)
+    before = dump(path)
+    holding = mem.holding()
+
+    def boom(self: SQLiteStore, *args: object) -> None:
+        raise OSError("disk unplugged")
+
+    # the states and truth values are written first; the log entry fails after them
+    monkeypatch.setattr(SQLiteStore, "_append", boom)
+    with pytest.raises(OSError, match="disk unplugged"):
+        mem.supersede("m1", {"id": "m1b", "text": "stays in Shanghai"})
+    assert dump(path) == before
+    assert (
+        mem.holding() == holding
+        and mem.is_active("m1")
+        and "m1b" not in {s.id for s in mem.states()}
+    )
+    monkeypatch.undo()
+    assert mem.supersede("m1", {"id": "m1b"}).invalidated == ["m2", "m3"]
+    mem.close()
+
+
+def test_fault_in_logic_leaves_memory_and_file_identical(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import stategraph.revise as revise_module
+
+    path = tmp_path / "m.db"
+    mem = seed(path)
+    before = dump(path)
+
+    def broken(program: object) -> None:
+        raise RuntimeError("solver crashed")
+
+    monkeypatch.setattr(revise_module, "well_founded", broken)
+    with pytest.raises(RuntimeError):
+        mem.retract("m1")
+    assert dump(path) == before and mem.is_active("m1")
+    assert mem.holding() == {"m1", "m2", "m3", "m4"}
+
+
+def test_tampering_with_the_log_is_detected(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    seed(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE revisions SET report = replace(report, 'm2', 'mX') WHERE seq = 2")
+    conn.commit()
+    conn.close()
+    with Memory.open(path) as mem, pytest.raises(LogIntegrityError) as err:
+        mem.verify_log()
+    assert err.value.seq == 2
+
+
+def test_deleting_a_log_entry_is_detected(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    seed(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("DELETE FROM revisions WHERE seq = 2")
+    conn.commit()
+    conn.close()
+    with Memory.open(path) as mem, pytest.raises(LogIntegrityError):
+        mem.verify_log()
+
+
+def test_history_lists_every_revision(tmp_path: Path) -> None:
+    mem = seed(tmp_path / "m.db")
+    mem.retract("m1")
+    history = mem.history()
+    assert [e.seq for e in history] == [1, 2, 3, 4, 5]
+    assert history[-1].report.invalidated == ["m2", "m3"]
+    assert history[-1].config == {"max_depth": None, "kinds": ["action", "belief", "fact", "plan"]}
+    assert all(b.prev_hash == a.hash for a, b in itertools.pairwise(history))
+
+
+def test_a_foreign_sqlite_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE t (x)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError, match="not a stategraph store"):
+        Memory.open(path)
+
+
+def test_a_store_of_another_schema_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    seed(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StategraphError, match="schema version 99"):
+        Memory.open(path)
