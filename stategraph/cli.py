@@ -121,7 +121,7 @@ def _cmd_why_not(args: argparse.Namespace) -> int:
 
 def _cmd_show(args: argparse.Namespace) -> int:
     with _open(args) as mem:
-        rows = [
+        rows: list[dict[str, Any]] = [
             {
                 "id": s.id,
                 "kind": s.kind,
@@ -131,12 +131,13 @@ def _cmd_show(args: argparse.Namespace) -> int:
             }
             for s in mem.states()
         ]
-        if args.json:
-            print(json.dumps(rows, ensure_ascii=False, indent=2))
-        for r in [] if args.json else rows:
-            mark = {Truth.true.value: "+", Truth.false.value: "-"}.get(r["truth"], "?")
-            status = "" if r["active"] else " (inactive)"
-            print(f"{mark} {r['id']:<10} {r['kind']:<7} {r['text']}{status}")
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return 0
+    marks = {Truth.true.value: "+", Truth.false.value: "-", Truth.undefined.value: "?"}
+    for r in rows:
+        status = "" if r["active"] else " (inactive)"
+        print(f"{marks[r['truth']]} {r['id']:<10} {r['kind']:<7} {r['text']}{status}")
     return 0
 
 

@@ -1,0 +1,88 @@
+"""The command line over a real store file."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from stategraph.cli import build_parser, main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_demo_json(capsys: pytest.CaptureFixture[str], lang: str) -> None:
+    code, out, _ = run(capsys, "demo", "--lang", lang, "--json")
+    assert code == 0
+    report = json.loads(out)
+    verdicts = {e["id"]: e["verdict"] for e in report["entries"]}
+    assert verdicts == {"m2": "invalidated", "m3": "invalidated"}
+    assert {e["id"]: e["consequence"] for e in report["entries"]}["m3"] == "cancel"
+    assert "m4" not in out
+
+
+def test_demo_is_byte_identical(capsys: pytest.CaptureFixture[str]) -> None:
+    first = run(capsys, "demo", "--json")[1]
+    assert run(capsys, "demo", "--json")[1] == first
+
+
+def test_store_commands(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    db = str(tmp_path / "m.db")
+    assert run(capsys, "add", db, "--id", "f1", "--text", "it rains")[0] == 0
+    assert run(capsys, "add", db, "--id", "f2", "--text", "no umbrella at home")[0] == 0
+    code, _, _ = run(
+        capsys, "add", db, "--id", "b1", "--kind", "belief", "--because", "f1,f2", "--because", "f1"
+    )
+    assert code == 0
+    code, out, _ = run(capsys, "why", db, "b1")
+    assert code == 0 and "f1" in out and "b1" in out
+    change = tmp_path / "change.yaml"
+    change.write_text("retract: [f2]\n")
+    code, out, _ = run(capsys, "revise", db, "--change", str(change), "--json")
+    assert code == 0 and json.loads(out)["entries"][0]["verdict"] == "kept"
+    code, out, _ = run(capsys, "revise", db, "--retract", "f1")
+    assert code == 0 and "invalidated" in out
+    code, out, _ = run(capsys, "why-not", db, "b1")
+    assert "premise f1 does not hold" in out
+    code, out, _ = run(capsys, "show", db, "--json")
+    assert {r["id"]: r["truth"] for r in json.loads(out)}["b1"] == "false"
+    code, out, _ = run(capsys, "history", db)
+    assert out.count("\n") == 5
+    code, out, _ = run(capsys, "history", db, "--verify")
+    assert "5 entries" in out
+
+
+def test_errors_are_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "revise", str(tmp_path / "m.db"), "--retract", "ghost")
+    assert code == 2 and "unknown state id 'ghost'" in err
+    code, _, err = run(capsys, "why", str(tmp_path / "m.db"), "ghost")
+    assert code == 2 and err.startswith("stategraph: error:")
+
+
+def test_every_command_is_documented() -> None:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    for name, sub_parser in sub.choices.items():  # type: ignore[union-attr]
+        assert sub_parser.description or any(
+            c.dest == name and c.help for c in sub._choices_actions
+        ), f"command {name} has no help"
+        assert f"stategraph {name}" in readme, f"README does not mention 'stategraph {name}'"
+
+
+def test_python_dash_m() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "stategraph", "demo", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(out.stdout)["entries"][0]["id"] == "m2"
