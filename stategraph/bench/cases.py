@@ -343,8 +343,8 @@ def _check_consequences(case: Case, groups: dict[str, set[str]], err: _Errors) -
         want = None
         if m.status == "pending" and m.id in groups["invalidated"]:
             want = "cancel"
-        if m.status == "executed" and m.id in groups["needs_confirmation"]:
-            want = "review"
+        if m.id in groups["needs_confirmation"]:
+            want = "review"  # an undecided action must not run (or stand) unreviewed
         got = ex.consequences.get(m.id)
         if want is not None and got != want:
             err(f"expect.consequences.{m.id}", f"expected {want!r}, got {got!r}")

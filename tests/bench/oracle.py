@@ -102,7 +102,7 @@ def evaluate(case: Case) -> Outcome:
         executed = m.kind == "action" and m.status == "executed"
         if now == "U" or (now == "F" and executed):
             out.needs_confirmation.add(m.id)
-            if executed:
+            if m.kind == "action":
                 out.consequences[m.id] = "review"
         elif now == "F":
             out.invalidated.add(m.id)

@@ -1,0 +1,138 @@
+"""The ``bench`` command: run the suite (or given cases) through the systems and report.
+
+``register(subparsers)`` adds the command to the main ``stategraph`` parser. The word ``perf``
+is reserved for the performance benchmark (``bench perf``), added separately: it is never read
+as a case path here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from stategraph.bench.cases import Case, CaseError, load_cases, shipped_cases
+from stategraph.bench.metrics import DEPTH_BUCKETS, SystemScore
+from stategraph.bench.runner import SYSTEM_NAMES, BenchResult, run_bench, stderr_progress
+from stategraph.bench.svg import f1_by_depth_svg
+
+__all__ = ["RESERVED", "bench_json", "register", "render_table", "run_command"]
+
+RESERVED = frozenset({"perf"})
+"""Sub-command names of ``bench`` kept free for other modules."""
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``bench`` to the main parser's sub-commands; returns the new parser."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "bench",
+        help="run the StateChangeBench-style suite and report Impact-F1",
+        description="Run the shipped suite (or the given case files and folders) through the "
+        "systems and report Impact-F1 by depth, collateral, residue and flagged counts.",
+    )
+    p.add_argument("paths", nargs="*", metavar="PATH", help="case files or folders")
+    p.add_argument(
+        "--system",
+        action="append",
+        dest="systems",
+        choices=SYSTEM_NAMES,
+        help="a system to run (repeatable; default: all)",
+    )
+    p.add_argument("--track", choices=("declared", "recovered", "text"), help="only this track")
+    p.add_argument("--json", action="store_true", help="write the results as JSON on stdout")
+    p.add_argument("--plot", metavar="FILE", help="write an SVG of F1 by depth per system")
+    p.add_argument(
+        "--include-dev",
+        action="store_true",
+        help="also score the development split the similarity threshold is tuned on",
+    )
+    p.set_defaults(func=run_command)
+    return p
+
+
+def _load(paths: list[str], track: str | None) -> list[Case]:
+    for p in paths:
+        if p in RESERVED and not Path(p).exists():
+            raise CaseError(p, "", f"'bench {p}' is not available in this installation")
+    cases = load_cases(paths) if paths else shipped_cases()
+    return [c for c in cases if track is None or c.track == track]
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run ``bench`` as parsed; 0 on success."""
+    cases = _load(list(args.paths), args.track)
+    if not cases:
+        print("bench: no case to run", file=sys.stderr)
+        return 1
+    names = args.systems or list(SYSTEM_NAMES)
+    result = run_bench(cases, names, include_dev=args.include_dev, progress=stderr_progress())
+    for name, why in result.skipped.items():
+        print(f"bench: {name} skipped: {why}", file=sys.stderr)
+    if args.plot:
+        Path(args.plot).write_text(f1_by_depth_svg(result.scores), encoding="utf-8")
+    if args.json:
+        print(json.dumps(bench_json(result), ensure_ascii=False, indent=2, sort_keys=True))
+    else:
+        print(render_table(result))
+    return 0
+
+
+def bench_json(result: BenchResult) -> dict[str, Any]:
+    """The ``--json`` document: per-system scores and per-case predictions."""
+    return {
+        "systems": {name: s.to_dict() for name, s in result.scores.items()},
+        "skipped": dict(result.skipped),
+        "scored_cases": len(result.scored_cases),
+        "dev_cases": sorted(result.dev_cases),
+        "similarity_threshold": result.threshold,
+        "cases": [
+            {
+                "id": case.id,
+                "system": name,
+                "invalidated": sorted(pred.invalidated),
+                "flagged": sorted(pred.flagged),
+                "expected": sorted(case.expect.invalidated),
+                **({"error": pred.error} if pred.error else {}),
+            }
+            for name, case, pred in result.predictions
+        ],
+    }
+
+
+def render_table(result: BenchResult) -> str:
+    """A plain-text table, one row per system."""
+    head = ["system", "P", "R", "F1", *(f"F1@{b}" for b in DEPTH_BUCKETS)]
+    head += ["collat", "resid", "flag", "cons", "err"]
+    rows = [head] + [_row(n, s) for n, s in result.scores.items()]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    note = f"{len(result.scored_cases)} cases scored"
+    if result.dev_cases:
+        note += f"; {len(result.dev_cases)} development cases"
+        note += " included" if _dev_scored(result) else " held out"
+    if result.threshold is not None:
+        note += f"; similarity threshold {result.threshold:.2f}"
+    return "\n".join([*lines, note])
+
+
+def _dev_scored(result: BenchResult) -> bool:
+    return bool(set(result.dev_cases) & set(result.scored_cases))
+
+
+def _row(name: str, s: SystemScore) -> list[str]:
+    by: Mapping[str, Any] = s.by_depth
+    return [
+        name,
+        f"{s.overall.precision:.2f}",
+        f"{s.overall.recall:.2f}",
+        f"{s.overall.f1:.2f}",
+        *(f"{by[b].f1:.2f}" for b in DEPTH_BUCKETS),
+        str(s.collateral),
+        str(s.residue),
+        str(s.flagged),
+        f"{s.consequence_accuracy:.2f}",
+        str(s.errors),
+    ]

@@ -1,0 +1,128 @@
+"""stategraph itself as a benchmark system: a case's history loaded into a fresh ``Memory``.
+
+Memories are added in an order where every premise exists before the state citing it; an
+alternative whose premises are not there yet (a cycle, or a forward reference) is added once
+they are, as a justification of its own. ``unless`` may name states that never exist.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable
+from typing import Any
+
+from stategraph import Change, Justification, Memory, Report, State, StategraphError
+from stategraph.bench.cases import Case, CaseMemory, Support
+from stategraph.bench.systems import Prediction
+
+__all__ = [
+    "JUDGE_ENV",
+    "JudgeSystem",
+    "StategraphSystem",
+    "SystemUnavailable",
+    "judge_configured",
+    "load_memory",
+    "prediction_from",
+]
+
+JUDGE_ENV = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "STATEGRAPH_JUDGE_MODEL")
+"""The environment variables that configure the judge; all must be set."""
+
+
+class SystemUnavailable(StategraphError):
+    """A system cannot run here (e.g. no judge configured); the harness skips it."""
+
+
+def _ready(m: CaseMemory, present: set[str]) -> tuple[list[Support], list[Support]]:
+    now = [a for a in m.because if set(a.all) <= present]
+    later = [a for a in m.because if not set(a.all) <= present]
+    return now, later
+
+
+def load_memory(case: Case, memory: Memory | None = None) -> Memory:
+    """Load a case's history into a memory (a fresh in-memory one by default)."""
+    mem = memory if memory is not None else Memory()
+    present: set[str] = set()
+    pending = list(case.memories)
+    deferred: list[Justification] = []
+    while pending:
+        pick = next(
+            (
+                m
+                for m in pending
+                if set(m.context) <= present and (not m.because or _ready(m, present)[0])
+            ),
+            pending[0],
+        )
+        pending.remove(pick)
+        now, later = _ready(pick, present)
+        state = State(id=pick.id, kind=pick.kind, text=pick.text, status=pick.status)
+        mem.add(
+            state,
+            because=[a.to_engine() for a in now],
+            context=[c for c in pick.context if c in present],
+        )
+        present.add(pick.id)
+        deferred += [Justification(head=pick.id, premises=a.all, unless=a.unless) for a in later]
+    if deferred:
+        mem.revise(Change(add_justifications=tuple(deferred)))
+    return mem
+
+
+def prediction_from(report: Report) -> Prediction:
+    """Read a revision report as a prediction."""
+    return Prediction(
+        invalidated=frozenset(report.invalidated),
+        flagged=frozenset(report.needs_confirmation),
+        consequences=dict(report.consequences),
+        restored=frozenset(report.restored),
+    )
+
+
+class StategraphSystem:
+    """The engine with logic only (no judge): undecided candidate edges are flagged."""
+
+    name = "stategraph"
+
+    def __init__(self, factory: Callable[[], Memory] = Memory) -> None:
+        self._factory = factory
+
+    def run(self, case: Case) -> Prediction:
+        """Load the history, apply the change, read the report."""
+        mem = load_memory(case, self._factory())
+        try:
+            report = mem.revise(Change.model_validate(case.change.to_engine()))
+        finally:
+            mem.close()
+        return prediction_from(report)
+
+
+def judge_configured() -> bool:
+    """True when every variable in :data:`JUDGE_ENV` is set and non-empty."""
+    return all(os.environ.get(v) for v in JUDGE_ENV)
+
+
+class JudgeSystem(StategraphSystem):
+    """The engine with the LLM judge for what logic cannot decide.
+
+    Raises:
+        SystemUnavailable: when no judge is configured, or the engine has no judge support.
+    """
+
+    name = "stategraph+judge"
+
+    def __init__(self) -> None:
+        if not judge_configured():
+            raise SystemUnavailable("no judge configured (set " + ", ".join(JUDGE_ENV) + ")")
+        try:
+            judge_mod: Any = importlib.import_module("stategraph.judge")
+            judge = judge_mod.Judge.from_env()
+        except (ImportError, AttributeError) as exc:
+            raise SystemUnavailable(f"this stategraph has no usable judge: {exc}") from None
+
+        def factory() -> Memory:
+            make: Any = Memory
+            return make(judge=judge)  # type: ignore[no-any-return]
+
+        super().__init__(factory)

@@ -1,0 +1,165 @@
+"""Impact-F1 and its companions, computed from cases and predictions.
+
+Scored states are a case's memories minus the changed ones (retracted, superseded, asserted).
+Positives are the gold ``invalidated``; a prediction's positives are what it invalidates.
+Counts are pooled over cases (micro average).
+
+Depth buckets (``"1"``, ``"2"``, ``"3+"``): true positives and misses fall in the bucket of
+their gold depth. A false positive has no gold depth, so it falls in the bucket of its shortest
+hop distance from a changed state along the edges the case gives (premises, ``unless``,
+``context``); a state no edge reaches (always so in the text track) falls in ``"3+"``.
+
+``needs_confirmation`` predictions are *flagged*, counted apart and never as invalidated, so a
+system cannot buy precision by deferring everything: a deferred gold positive is still a miss.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from stategraph.bench.casegraph import hop_distances
+from stategraph.bench.cases import Case
+from stategraph.bench.systems import Prediction
+
+__all__ = ["DEPTH_BUCKETS", "Counts", "SystemScore", "depth_bucket", "score"]
+
+DEPTH_BUCKETS = ("1", "2", "3+")
+
+
+def depth_bucket(depth: int | None) -> str:
+    """The bucket of a hop distance; unknown or unreachable goes to ``"3+"``."""
+    if depth is None or depth >= 3 or depth < 1:
+        return "3+"
+    return str(depth)
+
+
+@dataclass
+class Counts:
+    """True positives, false positives and misses, with the derived ratios."""
+
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    def add(self, tp: int = 0, fp: int = 0, fn: int = 0) -> None:
+        """Pool more counts in."""
+        self.tp += tp
+        self.fp += fp
+        self.fn += fn
+
+    @property
+    def precision(self) -> float:
+        """TP / predicted; 1.0 when nothing was predicted (no false alarm was raised)."""
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
+
+    @property
+    def recall(self) -> float:
+        """TP / gold; 1.0 when there was nothing to find."""
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
+
+    @property
+    def f1(self) -> float:
+        """Harmonic mean, as ``2TP / (2TP + FP + FN)``; 0 when TP is 0 and anything was wrong."""
+        denom = 2 * self.tp + self.fp + self.fn
+        return 2 * self.tp / denom if denom else 1.0
+
+    def to_dict(self) -> dict[str, float | int]:
+        """Ratios rounded to 4 places, with the raw counts."""
+        return {
+            "precision": round(self.precision, 4),
+            "recall": round(self.recall, 4),
+            "f1": round(self.f1, 4),
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
+        }
+
+
+@dataclass
+class SystemScore:
+    """Everything reported for one system over a set of cases."""
+
+    overall: Counts = field(default_factory=Counts)
+    by_depth: dict[str, Counts] = field(
+        default_factory=lambda: {b: Counts() for b in DEPTH_BUCKETS}
+    )
+    by_track: dict[str, Counts] = field(default_factory=dict)
+    by_lang: dict[str, Counts] = field(default_factory=dict)
+    collateral: int = 0
+    """Gold-kept states (hard negatives, alternatively supported states) invalidated."""
+    residue: int = 0
+    """Gold positives left standing (neither invalidated nor flagged... nor anything)."""
+    flagged: int = 0
+    """States flagged ``needs_confirmation``."""
+    flagged_correct: int = 0
+    """Flagged states the gold also leaves to confirmation."""
+    consequences_correct: int = 0
+    consequences_total: int = 0
+    restored_correct: int = 0
+    restored_total: int = 0
+    cases: int = 0
+    errors: int = 0
+
+    @property
+    def consequence_accuracy(self) -> float:
+        """Correct action consequences over every action either side gives one (1.0 if none)."""
+        return (
+            self.consequences_correct / self.consequences_total if self.consequences_total else 1.0
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape of ``bench --json``."""
+        return {
+            "overall": self.overall.to_dict(),
+            "by_depth": {b: c.to_dict() for b, c in self.by_depth.items()},
+            "by_track": {k: self.by_track[k].to_dict() for k in sorted(self.by_track)},
+            "by_lang": {k: self.by_lang[k].to_dict() for k in sorted(self.by_lang)},
+            "collateral": self.collateral,
+            "residue": self.residue,
+            "flagged": self.flagged,
+            "flagged_correct": self.flagged_correct,
+            "consequence_accuracy": round(self.consequence_accuracy, 4),
+            "restored": {"correct": self.restored_correct, "gold": self.restored_total},
+            "cases": self.cases,
+            "errors": self.errors,
+        }
+
+
+def _add_case(s: SystemScore, case: Case, pred: Prediction) -> None:
+    changed = case.change.changed_ids()
+    gold = set(case.expect.invalidated) - changed
+    got = set(pred.invalidated) - changed
+    tp, fp, fn = gold & got, got - gold, gold - got
+    s.cases += 1
+    s.errors += pred.error is not None
+    s.overall.add(len(tp), len(fp), len(fn))
+    s.by_track.setdefault(case.track, Counts()).add(len(tp), len(fp), len(fn))
+    s.by_lang.setdefault(case.lang, Counts()).add(len(tp), len(fp), len(fn))
+    hops = hop_distances(case) if fp else {}
+    for sid in tp:
+        s.by_depth[depth_bucket(case.expect.depth.get(sid))].add(tp=1)
+    for sid in fn:
+        s.by_depth[depth_bucket(case.expect.depth.get(sid))].add(fn=1)
+    for sid in fp:
+        s.by_depth[depth_bucket(hops.get(sid))].add(fp=1)
+    s.collateral += len(got & set(case.expect.kept))
+    s.residue += len(fn)
+    flagged = set(pred.flagged) - changed
+    s.flagged += len(flagged)
+    s.flagged_correct += len(flagged & set(case.expect.needs_confirmation))
+    want = dict(case.expect.consequences)
+    keys = set(want) | (set(pred.consequences) - changed)
+    s.consequences_total += len(keys)
+    s.consequences_correct += sum(want.get(k) == pred.consequences.get(k) for k in keys)
+    s.restored_total += len(case.expect.restored)
+    s.restored_correct += len(set(case.expect.restored) & set(pred.restored))
+
+
+def score(results: Iterable[tuple[Case, Prediction]]) -> SystemScore:
+    """Pool one system's predictions over cases into its scores."""
+    s = SystemScore()
+    for case, pred in results:
+        _add_case(s, case, pred)
+    return s
