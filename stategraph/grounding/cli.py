@@ -1,0 +1,82 @@
+"""The ``stategraph ground`` command: show the atoms a text grounds to, and why.
+
+The main CLI calls :func:`register` with its subparsers; the command itself is a thin layer
+over :func:`stategraph.grounding.ground`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+from stategraph.grounding.grounder import DEFAULT_GROUNDER, ground, registered_grounders
+from stategraph.grounding.result import Grounding
+
+__all__ = ["format_grounding", "register", "run_ground"]
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``ground`` command to a CLI's subparsers.
+
+    Args:
+        subparsers: what ``ArgumentParser.add_subparsers()`` returned.
+
+    Returns:
+        The new subparser (its default ``func`` runs the command).
+    """
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "ground",
+        help="show the atoms a memory's text grounds to",
+        description=(
+            "Ground TEXT into clingo atoms with the rule-based pipeline and print each atom "
+            "with the text spans that produced it. Prints the reason when no atom is found."
+        ),
+    )
+    parser.add_argument("text", help="the memory text (English or Chinese)")
+    parser.add_argument(
+        "--lang", choices=["en", "zh"], default=None, help="language (default: detect)"
+    )
+    parser.add_argument(
+        "--year",
+        type=int,
+        default=None,
+        dest="reference_year",
+        help="reference year for dates that name no year (12月, 'in December')",
+    )
+    parser.add_argument(
+        "--grounder",
+        default=DEFAULT_GROUNDER,
+        choices=registered_grounders(),
+        help=f"grounder to use (default: {DEFAULT_GROUNDER})",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.set_defaults(func=run_ground)
+    return parser
+
+
+def format_grounding(result: Grounding) -> str:
+    """The human-readable report: one atom a line, its spans indented below it."""
+    if not result.atoms:
+        return f"{result.reason}\n"
+    lines: list[str] = []
+    for atom in result.atoms:
+        lines.append(atom.text)
+        lines.extend(
+            f"  {span.role:<12} {span.start:>3}-{span.end:<3} {span.text}" for span in atom.spans
+        )
+    return "\n".join(lines) + "\n"
+
+
+def run_ground(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """Run the ``ground`` command with parsed arguments; returns the exit status (0)."""
+    stream = sys.stdout if out is None else out
+    result = ground(
+        args.text, lang=args.lang, reference_year=args.reference_year, grounder=args.grounder
+    )
+    if args.json:
+        stream.write(json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n")
+    else:
+        stream.write(format_grounding(result))
+    return 0

@@ -1,0 +1,241 @@
+"""Frames: how cues and entities in a clause become one atom.
+
+A frame (one line of ``grounding/frames.jsonl``) names a predicate, the cue that triggers it,
+and its arguments in order, each with the entity labels it accepts and how to pick one. The
+assembly is language-neutral: all language lives in the cue and lexicon data, so an English
+and a Chinese memory of the same fact build the same atom through the same frame.
+
+Polarity is decided here, conservatively. A negation cue (or, for events, a cancellation cue)
+anywhere in the trigger's clause suppresses the atom: grounding reports it in ``notes`` and
+emits nothing, never the positive atom. A hedge cue wraps the atom as ``maybe(Atom)``, a
+predicate no rule pack consumes, so a hedged memory never supports a derivation yet the
+agent can still see what was entertained.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+import clingo
+from pydantic import BaseModel, ConfigDict, Field
+
+from stategraph.grounding.analysis import Analysis, Mention
+from stategraph.grounding.data import read_jsonl
+from stategraph.grounding.result import GroundedAtom, SourceSpan
+
+__all__ = ["HEDGE_PREDICATE", "ArgSpec", "FrameSpec", "assemble", "load_frames"]
+
+HEDGE_PREDICATE = "maybe"
+"""The wrapper predicate for hedged atoms: ``maybe(moves(user,shanghai,shenzhen,unknown))``."""
+
+_HEDGE_CUE = "HEDGE"
+# A marker may stand right before its entity or one token earlier (搬到了深圳, to the Shenzhen).
+_MARKER_GAP = 1
+
+
+class ArgSpec(BaseModel):
+    """One argument of a frame.
+
+    Attributes:
+        role: the argument's name, reported as the role of the span that filled it.
+        types: entity labels accepted (``["CITY"]``, ``["MED", "ALLERGEN"]``).
+        pick: which candidate to take: ``before`` (nearest before the trigger), ``after``
+            (nearest after, else nearest before unless a marker is set), ``any`` (nearest on
+            either side), ``marker`` (only one introduced by the marker cue).
+        marker: a cue label that introduces this argument (``FROM``, ``TO``); a candidate
+            right after such a cue wins over position.
+        default: the constant used when nothing is found; None makes the argument required.
+        scope: ``clause`` or ``sentence``: where candidates may stand (dates often sit in
+            another clause: "In December 2026, the user moves ...").
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: str
+    types: tuple[str, ...]
+    pick: Literal["before", "after", "any", "marker"] = "any"
+    marker: str | None = None
+    default: str | None = None
+    scope: Literal["clause", "sentence"] = "clause"
+
+
+class FrameSpec(BaseModel):
+    """One frame: a predicate, its trigger cue, its arguments and its polarity cues.
+
+    Attributes:
+        predicate: the atom's predicate name.
+        domain: the rule pack whose vocabulary this predicate belongs to.
+        trigger: the cue label that starts the frame.
+        args: the arguments in atom order.
+        negated_by: cue labels that, anywhere in the clause, suppress the atom.
+        requires: cue labels that must also be in the clause (``DONE`` for "verified").
+        excludes: cue labels whose presence in the clause means another frame owns it.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    predicate: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    domain: str
+    trigger: str
+    args: tuple[ArgSpec, ...]
+    negated_by: tuple[str, ...] = ("NEG",)
+    requires: tuple[str, ...] = ()
+    excludes: tuple[str, ...] = ()
+
+
+@functools.cache
+def load_frames() -> tuple[FrameSpec, ...]:
+    """The frames of ``grounding/frames.jsonl``, validated (cached)."""
+    return tuple(FrameSpec.model_validate(row) for row in read_jsonl("frames.jsonl"))
+
+
+@dataclass(frozen=True, slots=True)
+class _Bound:
+    value: clingo.Symbol
+    mention: Mention | None
+
+
+def _in(m: Mention, rng: tuple[int, int]) -> bool:
+    return rng[0] <= m.start and m.end <= rng[1]
+
+
+def _distance(m: Mention, trigger: Mention) -> int:
+    if m.start >= trigger.end:
+        return m.start - trigger.end
+    if m.end <= trigger.start:
+        return trigger.start - m.end
+    return 0
+
+
+def _marked(m: Mention, markers: Iterable[Mention]) -> bool:
+    return any(0 <= m.start - c.end <= _MARKER_GAP for c in markers)
+
+
+def _pick(
+    arg: ArgSpec, trigger: Mention, candidates: list[Mention], markers: list[Mention]
+) -> Mention | None:
+    """Choose the mention that fills one argument, or None."""
+    if arg.marker is not None:
+        marked = [m for m in candidates if _marked(m, markers)]
+        if marked:
+            return min(marked, key=lambda m: (_distance(m, trigger), m.start))
+    if arg.pick == "marker":
+        return None
+    before = [m for m in candidates if m.end <= trigger.start]
+    after = [m for m in candidates if m.start >= trigger.end or _distance(m, trigger) == 0]
+    if arg.pick == "before":
+        return before[-1] if before else None
+    if arg.pick == "after":
+        if after:
+            return after[0]
+        return before[-1] if before and arg.marker is None else None
+    return min(candidates, key=lambda m: (_distance(m, trigger), m.start), default=None)
+
+
+def _value(label: str, value: str) -> clingo.Symbol:
+    if label == "DATE":
+        return clingo.String(value)
+    if label == "AMOUNT":
+        return clingo.Number(int(value))
+    return clingo.Function(value)
+
+
+def _bind(
+    frame: FrameSpec, trigger: Mention, analysis: Analysis
+) -> tuple[list[_Bound], str | None]:
+    """Fill the frame's arguments; on failure return the note that says what was missing."""
+    clause = analysis.clause_of(trigger.start)
+    sentence = analysis.sentence_of(trigger.start)
+    used: set[Mention] = set()
+    bound: list[_Bound] = []
+    for arg in frame.args:
+        scope = clause if arg.scope == "clause" else sentence
+        in_scope = [m for m in analysis.entities if m.label in arg.types and _in(m, scope)]
+        candidates = [m for m in in_scope if m.value and m not in used]
+        markers = [c for c in analysis.cues if c.label == arg.marker and _in(c, clause)]
+        chosen = _pick(arg, trigger, candidates, markers)
+        if chosen is not None:
+            used.add(chosen)
+            bound.append(_Bound(_value(chosen.label, chosen.value), chosen))
+        elif arg.default is not None:
+            bound.append(_Bound(clingo.Function(arg.default), None))
+        else:
+            unresolved = [m.text for m in in_scope if not m.value]
+            why = f" (cannot resolve {unresolved[0]!r})" if unresolved else ""
+            return [], f"{frame.predicate}: {trigger.text!r} without a {arg.role}{why}"
+    return bound, None
+
+
+def _polarity(
+    frame: FrameSpec, trigger: Mention, analysis: Analysis
+) -> tuple[Mention | None, Mention | None]:
+    """The clause's negation cue and hedge cue for this trigger (None when absent).
+
+    A cue that covers the trigger itself does not count: "stopped" is a negation for
+    ``takes`` but is the very trigger of ``cancel_utility`` in "stopped the gym membership".
+    """
+    clause = analysis.clause_of(trigger.start)
+    others = [
+        c
+        for c in analysis.cues
+        if _in(c, clause) and not (c.start < trigger.end and trigger.start < c.end)
+    ]
+    negation = next((c for c in others if c.label in frame.negated_by), None)
+    hedge = next((c for c in others if c.label == _HEDGE_CUE), None)
+    return negation, hedge
+
+
+def _applies(frame: FrameSpec, trigger: Mention, analysis: Analysis) -> bool:
+    clause = analysis.clause_of(trigger.start)
+    labels = {c.label for c in analysis.cues if _in(c, clause)}
+    return all(r in labels for r in frame.requires) and not any(e in labels for e in frame.excludes)
+
+
+def _spans(trigger: Mention, bound: list[_Bound], frame: FrameSpec) -> tuple[SourceSpan, ...]:
+    spans = [SourceSpan(trigger.start_char, trigger.end_char, trigger.text, "trigger")]
+    for arg, b in zip(frame.args, bound, strict=True):
+        if b.mention is not None:
+            m = b.mention
+            spans.append(SourceSpan(m.start_char, m.end_char, m.text, arg.role))
+    return tuple(sorted(spans, key=lambda s: (s.start, s.end, s.role)))
+
+
+def assemble(
+    analysis: Analysis, frames: Iterable[FrameSpec] | None = None
+) -> tuple[list[GroundedAtom], list[str]]:
+    """Build the atoms of one analysed text.
+
+    Args:
+        analysis: the text's mentions, cues and clauses.
+        frames: the frames to try; defaults to :func:`load_frames`.
+
+    Returns:
+        The atoms (deduplicated, in order of their first span) and the notes explaining every
+        trigger that did not yield a positive atom.
+    """
+    atoms: dict[str, GroundedAtom] = {}
+    notes: list[str] = []
+    for frame in load_frames() if frames is None else frames:
+        for trigger in (c for c in analysis.cues if c.label == frame.trigger):
+            if not _applies(frame, trigger, analysis):
+                continue
+            bound, missing = _bind(frame, trigger, analysis)
+            if missing is not None:
+                notes.append(missing)
+                continue
+            symbol = clingo.Function(frame.predicate, [b.value for b in bound])
+            negation, hedge = _polarity(frame, trigger, analysis)
+            if negation is not None:
+                notes.append(f"negated: {symbol} by {negation.text!r}")
+                continue
+            if hedge is not None:
+                symbol = clingo.Function(HEDGE_PREDICATE, [symbol])
+            atom = GroundedAtom(
+                symbol, _spans(trigger, bound, frame), frame.predicate, hedge is not None
+            )
+            atoms.setdefault(atom.text, atom)
+    ordered = sorted(atoms.values(), key=lambda a: (a.spans[0].start, a.text))
+    return ordered, sorted(set(notes))

@@ -1,0 +1,289 @@
+"""Rule packs: loading ``rules/packs/<domain>.lp`` and deriving rule firings from atoms.
+
+:func:`derive` answers the engine's question "which derived atoms do these grounded atoms
+support, and through which premises?". It grounds the packs with the atoms as facts and
+reports every ground rule that fires, as head, positive premises and ``unless`` atoms: the
+same shape as a justification, so a firing maps one-to-one onto a justification with origin
+``rule``.
+
+How firings are observed: every pack rule ``H :- B1, ..., not N1, ..., Cmp.`` is parsed with
+:mod:`clingo.ast` and kept as is, and a twin rule is added beside it::
+
+    __sg_fired("pack:line", H, (B1,...), (N1,...)) :- B1, ..., not N1, ..., Cmp.
+
+The twin has the same body, hence the same safety and the same ground instances, and its
+head records the instance. Pack facts (rules with no body) get ``__sg_static(H)`` instead.
+Facts never reach clingo as text: they are added with ``backend.add_atom`` / ``add_rule``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import clingo
+from clingo import ast
+
+from stategraph.errors import ResourceNotFoundError
+from stategraph.grounding.errors import RulePackError
+from stategraph.resources import list_resources, read_text
+
+__all__ = ["Firing", "RulePack", "derive", "list_packs", "load_pack"]
+
+_FIRED = "__sg_fired"
+_Fired = tuple[str, clingo.Symbol, tuple[clingo.Symbol, ...], tuple[clingo.Symbol, ...]]
+_STATIC = "__sg_static"
+_DOC = re.compile(
+    r"%\*!\s*(?P<name>[a-z_][A-Za-z0-9_]*)\s*(?:\((?P<args>[^)]*)\))?\s*:\s*(?P<doc>.*?)\*%",
+    re.DOTALL,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Firing:
+    """One ground rule instance that fired.
+
+    Attributes:
+        rule: ``"pack:line"``: the pack and the line where the rule starts.
+        head: the derived atom.
+        premises: the positive body atoms, minus pack knowledge (static facts and what
+            follows from them alone): exactly the atoms that memories or other firings supply.
+        unless: the atoms under ``not`` in the body; none of them holds now, and asserting
+            one would withdraw the firing.
+    """
+
+    rule: str
+    head: clingo.Symbol
+    premises: tuple[clingo.Symbol, ...]
+    unless: tuple[clingo.Symbol, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The firing as a JSON-ready mapping of atom strings."""
+        return {
+            "rule": self.rule,
+            "head": str(self.head),
+            "premises": [str(p) for p in self.premises],
+            "unless": [str(u) for u in self.unless],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RulePack:
+    """A parsed, checked rule pack.
+
+    Attributes:
+        name: the pack's name (``"relocation"``), used in rule ids.
+        text: the pack's source.
+        statements: the rewritten program (pack rules plus their firing twins).
+        docs: the ``%*! pred(A,B): meaning *%`` blocks, keyed ``"pred/arity"``.
+    """
+
+    name: str
+    text: str
+    statements: tuple[ast.AST, ...]
+    docs: dict[str, str]
+
+    @classmethod
+    def from_text(cls, name: str, text: str) -> RulePack:
+        """Parse and check a pack given as text (packs shipped as files: :func:`load_pack`).
+
+        Raises:
+            RulePackError: when the text does not parse or holds anything but normal rules.
+        """
+        messages: list[str] = []
+        parsed: list[ast.AST] = []
+        try:
+            ast.parse_string(text, parsed.append, logger=lambda _c, m: messages.append(m))
+        except RuntimeError as exc:
+            raise RulePackError(name, _clingo_message(messages, exc)) from exc
+        statements: list[ast.AST] = []
+        for stm in parsed:
+            statements.extend(_rewrite(name, stm))
+        return cls(name, text, tuple(statements), _docs(text))
+
+
+def _clingo_message(messages: list[str], exc: Exception) -> str:
+    text = " ".join(m.strip().replace("\n", " ") for m in messages)
+    return text or str(exc)
+
+
+def _docs(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for m in _DOC.finditer(text):
+        args = [a for a in (m.group("args") or "").split(",") if a.strip()]
+        out[f"{m.group('name')}/{len(args)}"] = " ".join(m.group("doc").split())
+    return out
+
+
+def _tuple(location: ast.Location, terms: list[ast.AST]) -> ast.AST:
+    return ast.Function(location, "", terms, 0)
+
+
+class _NameAnonymous(ast.Transformer):
+    """Give each ``_`` a name, so the twin's head can mention the very same variable.
+
+    Without this, ``_`` in the copied body atoms of ``__sg_fired(...)`` would be a new
+    anonymous variable, not the one bound in the body, and the twin would be unsafe.
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def visit_Variable(self, node: ast.AST) -> ast.AST:
+        if node.name != "_":
+            return node
+        self.count += 1
+        return ast.Variable(node.location, f"SG_Anon{self.count}")
+
+
+def _rewrite(pack: str, stm: ast.AST) -> list[ast.AST]:
+    """Check one statement and return it with its firing twin (or static marker)."""
+    kind = stm.ast_type
+    if kind in (ast.ASTType.Comment, ast.ASTType.Definition):
+        return [stm]
+    if kind == ast.ASTType.Program:
+        if stm.name != "base" or stm.parameters:
+            raise RulePackError(pack, "program parts are not supported", stm.location.begin.line)
+        return [stm]
+    line = stm.location.begin.line
+    if kind != ast.ASTType.Rule:
+        raise RulePackError(pack, f"unsupported statement `{stm}`", line)
+    head = stm.head
+    if not (
+        head.ast_type == ast.ASTType.Literal
+        and head.sign == ast.Sign.NoSign
+        and head.atom.ast_type == ast.ASTType.SymbolicAtom
+    ):
+        raise RulePackError(pack, f"`{stm}` does not have a single atom as its head", line)
+    loc = stm.location
+    if not stm.body:
+        static = ast.Function(loc, _STATIC, [head.atom.symbol], 0)
+        return [stm, ast.Rule(loc, ast.Literal(loc, ast.Sign.NoSign, ast.SymbolicAtom(static)), [])]
+    stm = _NameAnonymous()(stm)
+    positive: list[ast.AST] = []
+    negative: list[ast.AST] = []
+    for lit in stm.body:
+        if lit.ast_type != ast.ASTType.Literal:
+            raise RulePackError(pack, f"`{lit}` in `{stm}`: only literals are allowed", line)
+        if lit.atom.ast_type == ast.ASTType.Comparison:
+            if lit.sign != ast.Sign.NoSign:
+                raise RulePackError(pack, f"negated comparison `{lit}` in `{stm}`", line)
+            continue
+        if lit.atom.ast_type != ast.ASTType.SymbolicAtom or lit.sign == ast.Sign.DoubleNegation:
+            raise RulePackError(pack, f"`{lit}` in `{stm}` is not an atom or `not atom`", line)
+        (positive if lit.sign == ast.Sign.NoSign else negative).append(lit.atom.symbol)
+    rule_id = ast.SymbolicTerm(loc, clingo.String(f"{pack}:{line}"))
+    fired = ast.Function(
+        loc,
+        _FIRED,
+        [rule_id, head.atom.symbol, _tuple(loc, positive), _tuple(loc, negative)],
+        0,
+    )
+    twin = ast.Rule(loc, ast.Literal(loc, ast.Sign.NoSign, ast.SymbolicAtom(fired)), stm.body)
+    return [stm, twin]
+
+
+def list_packs() -> list[str]:
+    """The names of the shipped packs (``rules/packs/*.lp``), sorted."""
+    return [
+        n.removeprefix("packs/").removesuffix(".lp")
+        for n in list_resources("rules", "packs", ".lp")
+    ]
+
+
+@functools.cache
+def load_pack(name: str) -> RulePack:
+    """Load, parse and check a shipped pack by name (cached).
+
+    Raises:
+        RulePackError: when no such pack ships or it is malformed.
+    """
+    try:
+        text = read_text("rules", f"packs/{name}.lp")
+    except ResourceNotFoundError as exc:
+        raise RulePackError(
+            name, f"no such pack; shipped packs: {', '.join(list_packs())}"
+        ) from exc
+    return RulePack.from_text(name, text)
+
+
+def _static_atoms(
+    fired: list[_Fired], facts: set[clingo.Symbol], inputs: set[clingo.Symbol]
+) -> set[clingo.Symbol]:
+    """Pack knowledge: static facts, closed under firings that use nothing else."""
+    static = facts - inputs
+    changed = True
+    while changed:
+        changed = False
+        for _rule, head, pos, neg in fired:
+            if (
+                head not in static
+                and head not in inputs
+                and not neg
+                and all(p in static for p in pos)
+            ):
+                static.add(head)
+                changed = True
+    return static
+
+
+def derive(atoms: Iterable[clingo.Symbol], packs: Sequence[str | RulePack]) -> list[Firing]:
+    """Ground rule packs over atoms and return every rule firing.
+
+    Args:
+        atoms: the input facts (e.g. ``Grounding.symbols`` of the memories); hedged
+            ``maybe(...)`` atoms may be passed but no pack consumes them.
+        packs: pack names (``"relocation"``) or :class:`RulePack` objects.
+
+    Returns:
+        The firings, sorted by head, rule and premises. Firings that follow from pack
+        knowledge alone (``contains(metformin,metformin)``) are left out; only firings that
+        depend on the inputs are returned.
+
+    Raises:
+        RulePackError: when a pack is unknown, malformed or unsafe, or the packs together are
+            not stratified (more than one answer).
+    """
+    loaded = [p if isinstance(p, RulePack) else load_pack(p) for p in packs]
+    names = "+".join(p.name for p in loaded) or "<none>"
+    inputs = set(atoms)
+    messages: list[str] = []
+    ctl = clingo.Control(["--warn=none"], logger=lambda _c, m: messages.append(m))
+    try:
+        with ast.ProgramBuilder(ctl) as builder:
+            for pack in loaded:
+                for stm in pack.statements:
+                    builder.add(stm)
+        with ctl.backend() as backend:
+            for symbol in sorted(inputs):
+                backend.add_rule([backend.add_atom(symbol)])
+        ctl.ground([("base", [])])
+    except RuntimeError as exc:
+        raise RulePackError(names, _clingo_message(messages, exc)) from exc
+    models: list[Sequence[clingo.Symbol]] = []
+    ctl.configuration.solve.models = 2  # type: ignore[union-attr]
+    ctl.solve(on_model=lambda m: models.append(m.symbols(atoms=True)))
+    if len(models) != 1:
+        raise RulePackError(
+            names,
+            f"the packs have {len(models)} answers for these atoms, not one: "
+            "a rule depends negatively on itself (make the packs stratified)",
+        )
+    fired: list[_Fired] = []
+    facts: set[clingo.Symbol] = set()
+    for symbol in models[0]:
+        if symbol.match(_FIRED, 4):
+            rule, head, pos, neg = symbol.arguments
+            fired.append((rule.string, head, tuple(pos.arguments), tuple(neg.arguments)))
+        elif symbol.match(_STATIC, 1):
+            facts.add(symbol.arguments[0])
+    static = _static_atoms(fired, facts, inputs)
+    out = {
+        Firing(rule, head, tuple(p for p in pos if p not in static), neg)
+        for rule, head, pos, neg in fired
+        if head not in static
+    }
+    return sorted(out, key=lambda f: (str(f.head), f.rule, [str(p) for p in f.premises]))

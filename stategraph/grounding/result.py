@@ -1,0 +1,118 @@
+"""What grounding returns: atoms with the text spans that produced them.
+
+Plain frozen dataclasses rather than pydantic models, because an atom carries a live
+:class:`clingo.Symbol` that pydantic cannot validate; :meth:`Grounding.to_dict` gives the
+JSON-ready view for the CLI and for golden files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import clingo
+
+__all__ = ["GroundedAtom", "Grounding", "SourceSpan"]
+
+
+@dataclass(frozen=True, slots=True)
+class SourceSpan:
+    """A piece of the input text that contributed to an atom.
+
+    Attributes:
+        start: character offset where the span starts in the grounded text.
+        end: character offset one past its end.
+        text: the surface text, ``text[start:end]`` of the input.
+        role: what it contributed: ``"trigger"``, or the name of the argument it filled.
+    """
+
+    start: int
+    end: int
+    text: str
+    role: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The span as a JSON-ready mapping."""
+        return {"start": self.start, "end": self.end, "text": self.text, "role": self.role}
+
+
+@dataclass(frozen=True, slots=True)
+class GroundedAtom:
+    """One atom found in a text.
+
+    Attributes:
+        symbol: the atom, built with ``clingo.Function``/``String``/``Number``.
+        spans: the text spans that produced it, in text order.
+        frame: the predicate of the frame that built it (``"moves"``), also for hedged atoms.
+        hedged: True when the text only entertains the fact ("might move"); the symbol is then
+            ``maybe(Atom)``, which no rule pack consumes.
+    """
+
+    symbol: clingo.Symbol
+    spans: tuple[SourceSpan, ...]
+    frame: str
+    hedged: bool = False
+
+    @property
+    def text(self) -> str:
+        """The atom's canonical text, ``str(symbol)``: what a state stores in ``atoms``."""
+        return str(self.symbol)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The atom as a JSON-ready mapping."""
+        return {
+            "atom": self.text,
+            "frame": self.frame,
+            "hedged": self.hedged,
+            "spans": [s.to_dict() for s in self.spans],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Grounding:
+    """The result of grounding one text.
+
+    Attributes:
+        text: the grounded text.
+        lang: the language used (``"en"`` or ``"zh"``).
+        atoms: the atoms found, in order of their first span; empty when none was found.
+        notes: why frames that started did not yield a positive atom (negated, hedged, missing
+            an argument), one line each; the explanation for an empty result.
+        grounder: the registry name of the grounder that produced this result.
+    """
+
+    text: str
+    lang: str
+    atoms: tuple[GroundedAtom, ...]
+    notes: tuple[str, ...] = field(default=())
+    grounder: str = ""
+
+    @property
+    def symbols(self) -> list[clingo.Symbol]:
+        """The atoms' symbols, ready for :func:`stategraph.grounding.derive`."""
+        return [a.symbol for a in self.atoms]
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        """The atoms' canonical strings, ready for ``State.atoms``."""
+        return tuple(a.text for a in self.atoms)
+
+    @property
+    def reason(self) -> str | None:
+        """Why nothing was grounded, or None when atoms were found."""
+        if self.atoms:
+            return None
+        if self.notes:
+            return "no atom: " + "; ".join(self.notes)
+        return "no atom: no frame trigger in the text"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The grounding as a JSON-ready mapping (what ``stategraph ground --json`` prints)."""
+        return {
+            "text": self.text,
+            "lang": self.lang,
+            "grounder": self.grounder,
+            "atoms": [a.to_dict() for a in self.atoms],
+            "reason": self.reason,
+            "notes": list(self.notes),
+        }
