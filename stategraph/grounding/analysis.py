@@ -18,7 +18,7 @@ __all__ = ["Analysis", "Mention", "analyse_doc"]
 # Punctuation that ends a sentence / a clause. Negation, hedges and most arguments are scoped
 # to a clause: in 用户决定留在上海，取消搬迁计划 the 取消 negates the move, not the stay.
 _SENTENCE_END = frozenset({".", "。", "!", "！", "?", "？", ";", "；", "\n"})
-_CLAUSE_END = frozenset({",", "，", ":", "：", "—", "–", "(", ")", "（", "）"})
+_CLAUSE_END = frozenset({",", "，", "—", "–", "(", ")", "（", "）"})
 _CLAUSE_CUE = "CLAUSE_BREAK"
 
 

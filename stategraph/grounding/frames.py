@@ -50,6 +50,8 @@ class ArgSpec(BaseModel):
         default: the constant used when nothing is found; None makes the argument required.
         scope: ``clause`` or ``sentence``: where candidates may stand (dates often sit in
             another clause: "In December 2026, the user moves ...").
+        each: take every candidate in scope, one atom each (coordinated objects: "cancel gas
+            and water" gives two atoms); at most one argument of a frame sets it.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -60,6 +62,7 @@ class ArgSpec(BaseModel):
     marker: str | None = None
     default: str | None = None
     scope: Literal["clause", "sentence"] = "clause"
+    each: bool = False
 
 
 class FrameSpec(BaseModel):
@@ -145,12 +148,17 @@ def _value(label: str, value: str) -> clingo.Symbol:
 
 def _bind(
     frame: FrameSpec, trigger: Mention, analysis: Analysis
-) -> tuple[list[_Bound], str | None]:
-    """Fill the frame's arguments; on failure return the note that says what was missing."""
+) -> tuple[list[list[_Bound]], str | None]:
+    """Fill the frame's arguments.
+
+    Returns:
+        One binding per atom to build (several when an ``each`` argument has several
+        candidates), or no binding and the note that says what was missing.
+    """
     clause = analysis.clause_of(trigger.start)
     sentence = analysis.sentence_of(trigger.start)
     used: set[Mention] = set()
-    bound: list[_Bound] = []
+    bindings: list[list[_Bound]] = [[]]
     for arg in frame.args:
         scope = clause if arg.scope == "clause" else sentence
         in_scope = [m for m in analysis.entities if m.label in arg.types and _in(m, scope)]
@@ -158,15 +166,17 @@ def _bind(
         markers = [c for c in analysis.cues if c.label == arg.marker and _in(c, clause)]
         chosen = _pick(arg, trigger, candidates, markers)
         if chosen is not None:
-            used.add(chosen)
-            bound.append(_Bound(_value(chosen.label, chosen.value), chosen))
+            fills = candidates if arg.each else [chosen]
+            used.update(fills)
+            options = [_Bound(_value(m.label, m.value), m) for m in fills]
         elif arg.default is not None:
-            bound.append(_Bound(clingo.Function(arg.default), None))
+            options = [_Bound(clingo.Function(arg.default), None)]
         else:
             unresolved = [m.text for m in in_scope if not m.value]
             why = f" (cannot resolve {unresolved[0]!r})" if unresolved else ""
             return [], f"{frame.predicate}: {trigger.text!r} without a {arg.role}{why}"
-    return bound, None
+        bindings = [[*b, o] for b in bindings for o in options]
+    return bindings, None
 
 
 def _polarity(
@@ -222,20 +232,34 @@ def assemble(
         for trigger in (c for c in analysis.cues if c.label == frame.trigger):
             if not _applies(frame, trigger, analysis):
                 continue
-            bound, missing = _bind(frame, trigger, analysis)
+            bindings, missing = _bind(frame, trigger, analysis)
             if missing is not None:
                 notes.append(missing)
                 continue
-            symbol = clingo.Function(frame.predicate, [b.value for b in bound])
             negation, hedge = _polarity(frame, trigger, analysis)
-            if negation is not None:
-                notes.append(f"negated: {symbol} by {negation.text!r}")
-                continue
-            if hedge is not None:
-                symbol = clingo.Function(HEDGE_PREDICATE, [symbol])
-            atom = GroundedAtom(
-                symbol, _spans(trigger, bound, frame), frame.predicate, hedge is not None
-            )
-            atoms.setdefault(atom.text, atom)
+            for bound in bindings:
+                atom = _atom(frame, trigger, bound, negation, hedge, notes)
+                if atom is not None:
+                    atoms.setdefault(atom.text, atom)
     ordered = sorted(atoms.values(), key=lambda a: (a.spans[0].start, a.text))
     return ordered, sorted(set(notes))
+
+
+def _atom(
+    frame: FrameSpec,
+    trigger: Mention,
+    bound: list[_Bound],
+    negation: Mention | None,
+    hedge: Mention | None,
+    notes: list[str],
+) -> GroundedAtom | None:
+    """Build one atom with its polarity applied; a negated atom becomes a note instead."""
+    symbol = clingo.Function(frame.predicate, [b.value for b in bound])
+    if negation is not None:
+        notes.append(f"negated: {symbol} by {negation.text!r}")
+        return None
+    if hedge is not None:
+        symbol = clingo.Function(HEDGE_PREDICATE, [symbol])
+    return GroundedAtom(
+        symbol, _spans(trigger, bound, frame), frame.predicate, hedged=hedge is not None
+    )

@@ -79,12 +79,17 @@ class RulePack:
         text: the pack's source.
         statements: the rewritten program (pack rules plus their firing twins).
         docs: the ``%*! pred(A,B): meaning *%`` blocks, keyed ``"pred/arity"``.
+        heads: the ``"pred/arity"`` signatures the pack defines (rule heads and facts).
+        used: every signature the pack mentions, in heads or bodies; ``used - heads`` are the
+            pack's inputs, which grounding must produce.
     """
 
     name: str
     text: str
     statements: tuple[ast.AST, ...]
     docs: dict[str, str]
+    heads: frozenset[str]
+    used: frozenset[str]
 
     @classmethod
     def from_text(cls, name: str, text: str) -> RulePack:
@@ -100,14 +105,35 @@ class RulePack:
         except RuntimeError as exc:
             raise RulePackError(name, _clingo_message(messages, exc)) from exc
         statements: list[ast.AST] = []
+        heads: set[str] = set()
+        used: set[str] = set()
         for stm in parsed:
             statements.extend(_rewrite(name, stm))
-        return cls(name, text, tuple(statements), _docs(text))
+            if stm.ast_type == ast.ASTType.Rule:
+                heads.update(_signatures(stm.head.atom.symbol))
+                used.update(_signatures(stm.head.atom.symbol))
+                for lit in stm.body:
+                    if lit.atom.ast_type == ast.ASTType.SymbolicAtom:
+                        used.update(_signatures(lit.atom.symbol))
+        docs = _docs(text)
+        return cls(name, text, tuple(statements), docs, frozenset(heads), frozenset(used))
 
 
 def _clingo_message(messages: list[str], exc: Exception) -> str:
     text = " ".join(m.strip().replace("\n", " ") for m in messages)
     return text or str(exc)
+
+
+def _signatures(term: ast.AST) -> set[str]:
+    """``"name/arity"`` of an atom's term; a pool (``p(a;b)``) contributes each alternative."""
+    if term.ast_type == ast.ASTType.Pool:
+        return {sig for arg in term.arguments for sig in _signatures(arg)}
+    if term.ast_type == ast.ASTType.Function:
+        return {f"{term.name}/{len(term.arguments)}"}
+    if term.ast_type == ast.ASTType.SymbolicTerm:
+        symbol = term.symbol
+        return {f"{symbol.name}/{len(symbol.arguments)}"}
+    return set()
 
 
 def _docs(text: str) -> dict[str, str]:
