@@ -1,0 +1,170 @@
+"""The case format: file-and-field errors, the shipped suite, and its required coverage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from stategraph.bench.cases import CaseError, load_case, load_cases, shipped_cases
+from stategraph.bench.stats import suite_stats
+from stategraph.errors import StategraphError
+
+GOOD: dict[str, object] = {
+    "id": "x-en-01",
+    "lang": "en",
+    "track": "declared",
+    "memories": [
+        {"id": "m1", "kind": "fact", "text": "a"},
+        {"id": "m2", "kind": "belief", "text": "b", "because": [["m1"]]},
+    ],
+    "change": {"retract": ["m1"]},
+    "expect": {"invalidated": ["m2"], "depth": {"m2": 1}},
+}
+
+
+def _write(tmp_path: Path, data: dict[str, object], name: str = "x-en-01.yaml") -> Path:
+    p = tmp_path / name
+    p.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    return p
+
+
+def _bad(tmp_path: Path, **patch: object) -> CaseError:
+    data = {**GOOD, **patch}
+    with pytest.raises(CaseError) as info:
+        load_case(_write(tmp_path, data))
+    return info.value
+
+
+def test_good_case_loads(tmp_path: Path) -> None:
+    case = load_case(_write(tmp_path, GOOD))
+    assert case.memories[1].because[0].all == ("m1",)
+
+
+@pytest.mark.parametrize(
+    ("patch", "field"),
+    [
+        ({"lang": "fr"}, "lang"),
+        ({"track": "other"}, "track"),
+        ({"tags": ["deep", "typo"]}, "tags"),
+        ({"id": "other-name"}, "id"),
+        (
+            {
+                "memories": [
+                    {"id": "m1", "kind": "fact", "text": "a"},
+                    {"id": "m2", "kind": "belief", "text": "b", "because": [["nope"]]},
+                ]
+            },
+            "memories[1].because[0].all",
+        ),
+        (
+            {
+                "memories": [
+                    {"id": "m1", "kind": "fact", "text": "a"},
+                    {"id": "m2", "kind": "belief", "text": "b", "bogus": 1},
+                ]
+            },
+            "memories[1].bogus",
+        ),
+        ({"change": {"retract": ["m9"]}}, "change.retract"),
+        ({"expect": {"invalidated": ["m2", "m7"], "depth": {"m2": 1}}}, "expect.invalidated"),
+        ({"expect": {"invalidated": ["m2"]}}, "expect.depth"),
+        ({"expect": {"invalidated": ["m2"], "kept": ["m2"], "depth": {"m2": 1}}}, "expect.kept"),
+        ({"expect": {"invalidated": ["m1"], "depth": {"m1": 1}}}, "expect.invalidated"),
+    ],
+)
+def test_errors_name_file_and_field(tmp_path: Path, patch: dict[str, object], field: str) -> None:
+    err = _bad(tmp_path, **patch)
+    assert isinstance(err, StategraphError)
+    assert isinstance(err, ValueError)
+    assert err.field == field
+    assert "x-en-01.yaml" in str(err)
+    assert field in str(err)
+
+
+def test_unless_may_name_a_future_state(tmp_path: Path) -> None:
+    mems = [
+        {"id": "m1", "kind": "fact", "text": "a"},
+        {"id": "m2", "kind": "belief", "text": "b", "because": [{"all": ["m1"], "unless": ["m9"]}]},
+    ]
+    change = {"assert": [{"id": "m9", "kind": "fact", "text": "c"}]}
+    case = load_case(_write(tmp_path, {**GOOD, "memories": mems, "change": change}))
+    assert case.memories[1].because[0].unless == ("m9",)
+
+
+def test_pending_action_needs_cancel(tmp_path: Path) -> None:
+    mems = [
+        {"id": "m1", "kind": "fact", "text": "a"},
+        {"id": "m2", "kind": "action", "text": "b", "because": ["m1"], "status": "pending"},
+    ]
+    err = _bad(tmp_path, memories=mems)
+    assert err.field == "expect.consequences.m2"
+
+
+def test_text_track_rejects_edges(tmp_path: Path) -> None:
+    assert _bad(tmp_path, track="text").field == "memories[1]"
+
+
+def test_bad_yaml_names_the_file(tmp_path: Path) -> None:
+    p = tmp_path / "broken.yaml"
+    p.write_text("id: [unclosed", encoding="utf-8")
+    with pytest.raises(CaseError, match=r"broken\.yaml"):
+        load_case(p)
+
+
+def test_duplicate_ids_across_files(tmp_path: Path) -> None:
+    _write(tmp_path, GOOD)
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    _write(sub, GOOD)
+    with pytest.raises(CaseError, match="duplicate case id"):
+        load_cases([tmp_path])
+
+
+def test_every_shipped_case_validates() -> None:
+    cases = shipped_cases()
+    assert len(cases) >= 100
+    assert len({c.id for c in cases}) == len(cases)
+
+
+def test_shipped_suite_coverage() -> None:
+    s = suite_stats(shipped_cases())
+    tags = s["tags"]
+    assert isinstance(tags, dict)
+    assert s["depth_3_plus"] >= 25  # type: ignore[operator]
+    assert tags["hard-negative"] >= 40
+    assert tags["alternative-support"] >= 15
+    assert tags["dead-cycle"] >= 5
+    assert tags["unless"] >= 10
+    assert s["action_consequences"] >= 15  # type: ignore[operator]
+    assert tags["supersede-compatible"] >= 10
+    assert tags["negative-cycle"] >= 1
+    by_track = s["by_track"]
+    assert isinstance(by_track, dict)
+    assert set(by_track) == {"declared", "recovered", "text"}
+    by_lang = s["by_lang"]
+    assert isinstance(by_lang, dict)
+    assert abs(by_lang["zh"] - by_lang["en"]) <= 10
+    by_depth = s["by_max_depth"]
+    assert isinstance(by_depth, dict)
+    assert set(by_depth) >= {1, 2, 3, 4, 5}
+
+
+def test_tags_agree_with_gold() -> None:
+    for c in shipped_cases():
+        deepest = max(c.expect.depth.values(), default=0)
+        assert ("deep" in c.tags) == (deepest >= 3), c.id
+        assert ("action" in c.tags) == bool(c.expect.consequences), c.id
+        assert ("restore" in c.tags) == bool(c.expect.restored), c.id
+        if "negative-cycle" in c.tags:
+            assert c.expect.needs_confirmation, c.id
+
+
+TEXT_DOMAINS = {"relocation", "scheduling", "health", "finance"}
+
+
+def test_text_track_stays_in_rule_pack_domains() -> None:
+    for c in shipped_cases():
+        if c.track == "text":
+            assert c.domain in TEXT_DOMAINS, c.id

@@ -1,0 +1,70 @@
+"""Impact-F1 and companions on hand-made predictions."""
+
+from __future__ import annotations
+
+import pytest
+
+from stategraph.bench.metrics import Counts, depth_bucket, score
+from stategraph.bench.systems import Prediction
+
+from .tiny import make_case
+
+
+def test_counts_ratios() -> None:
+    c = Counts(tp=2, fp=1, fn=1)
+    assert c.precision == pytest.approx(2 / 3)
+    assert c.recall == pytest.approx(2 / 3)
+    assert c.f1 == pytest.approx(2 / 3)
+    assert Counts().f1 == 1.0
+
+
+def test_perfect_prediction() -> None:
+    case = make_case()
+    pred = Prediction(frozenset({"m2", "m3"}), consequences={"m3": "cancel"})
+    s = score([(case, pred)])
+    assert (s.overall.tp, s.overall.fp, s.overall.fn) == (2, 0, 0)
+    assert s.by_depth["1"].tp == 1 and s.by_depth["2"].tp == 1
+    assert s.collateral == 0 and s.residue == 0
+    assert s.consequence_accuracy == 1.0
+
+
+def test_false_positive_bucketed_by_hop_distance_and_collateral() -> None:
+    case = make_case()
+    pred = Prediction(frozenset({"m2", "m5", "m4"}))
+    s = score([(case, pred)])
+    assert s.overall.fp == 2
+    assert s.by_depth["1"].fp == 1  # m5 is one hop from m1
+    assert s.by_depth["3+"].fp == 1  # m4 is unreachable
+    assert s.collateral == 2
+    assert s.residue == 1
+    assert s.by_depth["2"].fn == 1
+    assert s.consequence_accuracy == 0.0
+
+
+def test_changed_states_are_not_scored() -> None:
+    case = make_case()
+    s = score([(case, Prediction(frozenset({"m1", "m2", "m3"})))])
+    assert s.overall.fp == 0 and s.overall.tp == 2
+
+
+def test_flagged_is_never_invalidated() -> None:
+    case = make_case()
+    s = score([(case, Prediction(flagged=frozenset({"m2", "m3"})))])
+    assert s.flagged == 2
+    assert s.overall.tp == 0 and s.residue == 2
+    assert s.overall.precision == 1.0 and s.overall.recall == 0.0
+
+
+def test_micro_average_and_breakdowns() -> None:
+    a = make_case()
+    b = make_case(id="tiny-zh-01", lang="zh")
+    s = score([(a, Prediction(frozenset({"m2", "m3"}))), (b, Prediction())])
+    assert s.overall.recall == 0.5
+    assert s.by_lang["en"].recall == 1.0 and s.by_lang["zh"].recall == 0.0
+    assert s.by_track["declared"].tp == 2
+    assert s.cases == 2
+
+
+@pytest.mark.parametrize(("d", "b"), [(1, "1"), (2, "2"), (3, "3+"), (7, "3+"), (None, "3+")])
+def test_depth_bucket(d: int | None, b: str) -> None:
+    assert depth_bucket(d) == b
