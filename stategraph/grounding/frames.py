@@ -50,6 +50,8 @@ class ArgSpec(BaseModel):
         default: the constant used when nothing is found; None makes the argument required.
         scope: ``clause`` or ``sentence``: where candidates may stand (dates often sit in
             another clause: "In December 2026, the user moves ...").
+        skip_after: a cue label whose entity is never this argument (the recipient after 给 /
+            "to" is not the agent of 用户给妈妈转账).
         each: take every candidate in scope, one atom each (coordinated objects: "cancel gas
             and water" gives two atoms); at most one argument of a frame sets it.
     """
@@ -62,6 +64,7 @@ class ArgSpec(BaseModel):
     marker: str | None = None
     default: str | None = None
     scope: Literal["clause", "sentence"] = "clause"
+    skip_after: str | None = None
     each: bool = False
 
 
@@ -163,6 +166,9 @@ def _bind(
         scope = clause if arg.scope == "clause" else sentence
         in_scope = [m for m in analysis.entities if m.label in arg.types and _in(m, scope)]
         candidates = [m for m in in_scope if m.value and m not in used]
+        if arg.skip_after is not None:
+            skip = [c for c in analysis.cues if c.label == arg.skip_after and _in(c, clause)]
+            candidates = [m for m in candidates if not _marked(m, skip)]
         markers = [c for c in analysis.cues if c.label == arg.marker and _in(c, clause)]
         chosen = _pick(arg, trigger, candidates, markers)
         if chosen is not None:
