@@ -84,3 +84,10 @@ def test_tuning_returns_a_grid_value() -> None:
     dev = [c for c in shipped_cases() if is_dev(c.id)]
     t = tune_threshold(dev)
     assert 0 < t < 1 and round(t, 2) == t
+
+
+def test_default_threshold_is_the_shipped_tuning() -> None:
+    from stategraph.bench.similarity import DEFAULT_THRESHOLD
+
+    dev = [c for c in shipped_cases() if is_dev(c.id)]
+    assert tune_threshold(dev) == DEFAULT_THRESHOLD
