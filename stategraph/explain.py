@@ -234,7 +234,7 @@ def why(graph: SupportGraph, policy: Policy, state_id: str) -> Proof:
         st = graph.states[sid]
         ref = None
         if by is not None:
-            ref = JustificationRef(premises=body(by), unless=by.unless, origin=by.origin)
+            ref = by.ref().model_copy(update={"premises": body(by)})
         steps.append(ProofStep(id=sid, kind=st.kind, text=st.text, height=height, by=ref))
     steps.sort(key=lambda s: (s.height, s.id))
     return Proof(root=state_id, steps=tuple(steps))

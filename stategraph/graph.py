@@ -107,6 +107,10 @@ class SupportGraph:
         for k in self._by_unless.get(state_id, ()):
             yield k[0]
 
+    def citing(self, state_id: str) -> list[Justification]:
+        """Justifications that cite ``state_id`` as a premise, sorted."""
+        return [self._justs[k] for k in sorted(self._by_premise.get(state_id, ()))]
+
     def supporters(self, head: str) -> Iterator[str]:
         """Ids that the justifications of ``head`` cite (premises and ``unless``)."""
         for k in self._by_head.get(head, ()):

@@ -22,8 +22,10 @@ from pydantic import BaseModel, ValidationError
 from stategraph.errors import InvalidInputError
 from stategraph.explain import Proof, WhyNot, why, why_not
 from stategraph.graph import SupportGraph
+from stategraph.linking import Links, RuleLinker
 from stategraph.model import (
     Change,
+    EdgeCheck,
     Justification,
     Origin,
     Report,
@@ -126,6 +128,10 @@ class Memory:
         policy: the kinds this memory accepts and how they are graded.
         max_depth: how many hops one revision may cascade; states further away whose value
             would change are marked ``needs_confirmation`` instead. None: no bound.
+        rules: rule packs (``rules/packs/<name>.lp``, or ``"all"``) that link states through
+            their atoms (see :mod:`stategraph.linking`). Persisted in the store.
+        grounder: a registered grounder (``"stategraph.rule_grounder.v1"``) that fills the
+            atoms of states added with text and no atoms. Persisted in the store.
     """
 
     def __init__(
@@ -134,6 +140,8 @@ class Memory:
         *,
         policy: Policy | None = None,
         max_depth: int | None = None,
+        rules: Sequence[str] | str | None = None,
+        grounder: str | None = None,
         store: Store | None = None,
     ) -> None:
         if max_depth is not None and max_depth < 0:
@@ -142,6 +150,29 @@ class Memory:
         self.max_depth = max_depth
         self.store: Store = store or SQLiteStore(path if path is not None else ":memory:")
         self.graph: SupportGraph = self.store.load()
+        self.rules, self.grounder = self._settings(rules, grounder)
+        self._linker: RuleLinker | None = RuleLinker(self.rules) if self.rules else None
+        self._with_atoms = {s for s, st in self.graph.states.items() if st.atoms}
+
+    def _settings(
+        self, rules: Sequence[str] | str | None, grounder: str | None
+    ) -> tuple[tuple[str, ...], str | None]:
+        if rules == "all":
+            from stategraph.grounding.packs import list_packs
+
+            rules = list_packs()
+        if rules is None:
+            rules = self.store.get_setting("rules") or ()
+        elif tuple(rules) != tuple(self.store.get_setting("rules") or ()):
+            self.store.set_setting("rules", list(rules))
+        if grounder is None:
+            grounder = self.store.get_setting("grounder")
+        elif grounder != self.store.get_setting("grounder"):
+            from stategraph.grounding import get_grounder
+
+            get_grounder(grounder)  # fail early on an unknown name
+            self.store.set_setting("grounder", grounder)
+        return tuple(rules), grounder
 
     @classmethod
     def open(cls, path: str | Path, **options: Any) -> Memory:
@@ -168,15 +199,106 @@ class Memory:
     @property
     def config(self) -> dict[str, Any]:
         """The configuration that decides verdicts; logged with every revision."""
-        return {"max_depth": self.max_depth, "kinds": sorted(self.policy.kinds)}
+        config: dict[str, Any] = {"max_depth": self.max_depth, "kinds": sorted(self.policy.kinds)}
+        if self.rules:
+            config["rules"] = list(self.rules)
+        if self.grounder:
+            config["grounder"] = self.grounder
+        return config
 
     def revise(self, change: Change | Mapping[str, Any]) -> Report:
-        """Apply a change and return the report; the store is untouched if anything fails."""
+        """Apply a change and return the report; the store is untouched if anything fails.
+
+        With a grounder, asserted states without atoms are grounded from their text first;
+        with rule packs, the rule justifications the new atoms make possible are added to the
+        change, and candidate (``context``) premises are checked against the rules.
+        """
         change = _validated(Change, change, "change")
+        change = self._ground(change)
+        change, compatible = self._link(change)
         with self.graph.transaction():
-            rev = revise(self.graph, self.policy, change, self.max_depth)
+            rev = revise(self.graph, self.policy, change, self.max_depth, compatible)
             self.store.commit(rev, self.config)
+        self._with_atoms.update(s.id for s in rev.new_states if s.atoms)
         return rev.report
+
+    def _ground(self, change: Change) -> Change:
+        name = self.grounder
+        if name is None:
+            return change
+        from stategraph.grounding import ground
+
+        def grounded(st: State) -> State:
+            if st.atoms or not st.text:
+                return st
+            atoms = tuple(ground(st.text, grounder=name).texts)
+            return st.model_copy(update={"atoms": atoms})
+
+        return change.model_copy(
+            update={
+                "assert_": tuple(grounded(s) for s in change.assert_),
+                "supersede": tuple(
+                    s.model_copy(update={"with_": grounded(s.with_)}) for s in change.supersede
+                ),
+            }
+        )
+
+    def _link(self, change: Change) -> tuple[Change, frozenset[str]]:
+        """Add rule justifications and candidate checks; find compatible supersessions."""
+        new_states = [*change.assert_, *(s.with_ for s in change.supersede)]
+        links = None
+        added: list[Justification] = []
+        if self._linker is not None and any(s.atoms for s in new_states):
+            gone = {*change.retract, *(s.id for s in change.supersede)}
+            states = {s: self.graph.states[s] for s in self._with_atoms}
+            states.update({s.id: s for s in new_states})
+            active = {
+                s: st for s, st in states.items() if s not in gone and s not in self.graph.inactive
+            }
+            derived = [s for s, st in active.items() if not self.policy.is_exogenous(st)]
+            links = self._linker.link({s: st.atoms for s, st in active.items()}, derived)
+            added = [j for j in links.justifications() if self.graph.justification(j.key) is None]
+        compatible = frozenset(
+            s.id
+            for s in change.supersede
+            if {j.head for j in self.graph.citing(s.id) if j.origin is Origin.rule}
+            & {j.head for j in added if s.with_.id in j.premises}
+        )
+        checked = tuple(self._check(j, change, links) for j in change.add_justifications)
+        if not added and checked == change.add_justifications:
+            return change, compatible
+        return change.model_copy(update={"add_justifications": checked + tuple(added)}), compatible
+
+    def _check(self, j: Justification, change: Change, links: Links | None) -> Justification:
+        """Classify the candidate premises of a recovered justification, where logic can."""
+        if not j.candidates():
+            return j
+        head = next((s for s in change.assert_ if s.id == j.head), None) or self.graph.states.get(
+            j.head
+        )
+        others = [
+            o
+            for o in (*change.add_justifications, *self.graph.justifications_of(j.head))
+            if o.head == j.head and o.origin is not Origin.recovered
+        ]
+        checked, notes = dict(j.checked), dict(j.notes)
+        for p in j.candidates():
+            verdict = None
+            if head is not None and self.policy.is_exogenous(head):
+                verdict = (EdgeCheck.independent, f"{j.head} is a fact: it holds on its own")
+            elif links is not None and (found := links.check(j.head, p)) is not None:
+                verdict = found
+            else:
+                other = next((o for o in others if p not in o.premises), None)
+                if other is not None:
+                    verdict = (
+                        EdgeCheck.independent,
+                        f"{j.head} has a {other.origin.value} justification "
+                        f"[{', '.join(other.premises)}] without {p}",
+                    )
+            if verdict is not None:
+                checked[p], notes[p] = verdict
+        return j.model_copy(update={"checked": checked, "notes": notes})
 
     def add(
         self,

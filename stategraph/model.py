@@ -160,6 +160,10 @@ class Justification(BaseModel):
     origin: Origin = Origin.declared
     checked: dict[str, EdgeCheck] = Field(default_factory=dict)
     """For ``recovered`` justifications: premises already checked (others are candidates)."""
+    notes: dict[str, str] = Field(default_factory=dict)
+    """Why each checked premise was classified as it was."""
+    rules: tuple[str, ...] = ()
+    """For ``rule`` justifications: the rule-pack rules (``pack:line``) that linked it."""
 
     _norm_premises = field_validator("premises", "unless", mode="before")(_sorted_ids)
 
@@ -170,7 +174,9 @@ class Justification(BaseModel):
 
     def ref(self) -> JustificationRef:
         """The head-less, order-free description used in reports."""
-        return JustificationRef(premises=self.premises, unless=self.unless, origin=self.origin)
+        return JustificationRef(
+            premises=self.premises, unless=self.unless, origin=self.origin, rules=self.rules
+        )
 
     def candidates(self) -> tuple[str, ...]:
         """Premises of a recovered justification that have not been checked yet."""
@@ -187,6 +193,7 @@ class JustificationRef(BaseModel):
     premises: tuple[str, ...]
     unless: tuple[str, ...] = ()
     origin: Origin = Origin.declared
+    rules: tuple[str, ...] = ()
 
 
 class Supersession(BaseModel):

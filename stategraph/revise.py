@@ -213,12 +213,25 @@ class _ConeProgram:
 
 
 def revise(
-    graph: SupportGraph, policy: Policy, change: Change, max_depth: int | None = None
+    graph: SupportGraph,
+    policy: Policy,
+    change: Change,
+    max_depth: int | None = None,
+    compatible: frozenset[str] = frozenset(),
 ) -> Revision:
     """Apply ``change`` to ``graph`` and compute the revision.
 
     Must run inside ``graph.transaction()``: the graph is mutated (structure and truth
     values), and the caller undoes it if persisting fails.
+
+    Args:
+        graph: the support graph.
+        policy: kinds and grading.
+        change: what to apply.
+        max_depth: the cascade bound (None: unbounded).
+        compatible: superseded ids whose replacement still supports some of the same
+            conclusions through the rules; a state that loses only a *declared* support on
+            one of them may well still hold, so it goes to confirmation instead of deletion.
 
     Raises:
         StategraphError: a subclass naming the offending part of a malformed change;
@@ -249,7 +262,7 @@ def revise(
     def new_value(sid: str) -> Truth:
         return new[sid] if sid in new else graph.value(sid)
 
-    grader = _Grader(graph, policy, cone, new_value, model.cycles, past_bound)
+    grader = _Grader(graph, policy, cone, new_value, model.cycles, past_bound, compatible)
     changed: list[ChangedState] = []
     entries: list[Entry] = []
     for sid in sorted(new, key=lambda s: (cone[s], s)):
@@ -289,6 +302,7 @@ class _Grader:
         new_value: Callable[[str], Truth],
         cycles: tuple[frozenset[Hashable], ...],
         past_bound: set[str],
+        compatible: frozenset[str],
     ) -> None:
         self.graph = graph
         self.policy = policy
@@ -296,6 +310,7 @@ class _Grader:
         self.new_value = new_value
         self.cycle_of = {n: c for c in cycles for n in c}
         self.past_bound = past_bound
+        self.compatible = compatible
         self._levels: dict[str, tuple[int, Justification | None]] | None = None
 
     def surviving(self, sid: str) -> Justification | None:
@@ -346,6 +361,13 @@ class _Grader:
             cause = "alternative_support" if lost else "new_support"
             best = self.surviving(sid)
             surviving = best.ref() if best is not None else None
+        elif any(
+            gone.justification.origin in (Origin.declared, Origin.judge)
+            and set(gone.failed) & self.compatible
+            for gone in lost
+        ):
+            verdict, cause = Verdict.needs_confirmation, "compatible_update"
+            decided_by = DecidedBy.policy
         else:
             verdict, cause = Verdict.invalidated, "no_support"
         consequence = None

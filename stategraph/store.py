@@ -92,6 +92,14 @@ class Store(Protocol):
         """Check the log's hash chain; return the number of entries."""
         ...
 
+    def get_setting(self, key: str) -> Any:
+        """A persisted setting (JSON value), or None."""
+        ...
+
+    def set_setting(self, key: str, value: Any) -> None:
+        """Persist a setting (JSON value)."""
+        ...
+
     def close(self) -> None:
         """Release the backend."""
         ...
@@ -257,6 +265,19 @@ class SQLiteStore:
             prev = digest
             expected_seq += 1
         return expected_seq - 1
+
+    def get_setting(self, key: str) -> Any:
+        """A persisted setting (JSON value), or None."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (f"setting:{key}",))
+        found = row.fetchone()
+        return None if found is None else json.loads(found[0])
+
+    def set_setting(self, key: str, value: Any) -> None:
+        """Persist a setting (JSON value)."""
+        with self._transaction():
+            self.conn.execute(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"setting:{key}", _json(value))
+            )
 
     def close(self) -> None:
         """Close the connection (checkpointing the WAL)."""

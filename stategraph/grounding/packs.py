@@ -78,6 +78,9 @@ class RulePack:
         name: the pack's name (``"relocation"``), used in rule ids.
         text: the pack's source.
         statements: the rewritten program (pack rules plus their firing twins).
+        potential: the same with every ``not`` literal dropped from the bodies (the twins
+            still record them): the positive closure used by :func:`derive` with
+            ``potential=True``.
         docs: the ``%*! pred(A,B): meaning *%`` blocks, keyed ``"pred/arity"``.
         heads: the ``"pred/arity"`` signatures the pack defines (rule heads and facts).
         used: every signature the pack mentions, in heads or bodies; ``used - heads`` are the
@@ -87,6 +90,7 @@ class RulePack:
     name: str
     text: str
     statements: tuple[ast.AST, ...]
+    potential: tuple[ast.AST, ...]
     docs: dict[str, str]
     heads: frozenset[str]
     used: frozenset[str]
@@ -105,10 +109,13 @@ class RulePack:
         except RuntimeError as exc:
             raise RulePackError(name, _clingo_message(messages, exc)) from exc
         statements: list[ast.AST] = []
+        potential: list[ast.AST] = []
         heads: set[str] = set()
         used: set[str] = set()
         for stm in parsed:
-            statements.extend(_rewrite(name, stm))
+            rewritten = _rewrite(name, stm)
+            statements.extend(rewritten)
+            potential.extend(_positive(r) for r in rewritten)
             if stm.ast_type == ast.ASTType.Rule:
                 heads.update(_signatures(stm.head.atom.symbol))
                 used.update(_signatures(stm.head.atom.symbol))
@@ -116,7 +123,23 @@ class RulePack:
                     if lit.atom.ast_type == ast.ASTType.SymbolicAtom:
                         used.update(_signatures(lit.atom.symbol))
         docs = _docs(text)
-        return cls(name, text, tuple(statements), docs, frozenset(heads), frozenset(used))
+        return cls(
+            name,
+            text,
+            tuple(statements),
+            tuple(potential),
+            docs,
+            frozenset(heads),
+            frozenset(used),
+        )
+
+
+def _positive(stm: ast.AST) -> ast.AST:
+    """A rule without its ``not`` literals (other statements unchanged)."""
+    if stm.ast_type != ast.ASTType.Rule or not stm.body:
+        return stm
+    body = [lit for lit in stm.body if getattr(lit, "sign", ast.Sign.NoSign) == ast.Sign.NoSign]
+    return ast.Rule(stm.location, stm.head, body)
 
 
 def _clingo_message(messages: list[str], exc: Exception) -> str:
@@ -256,13 +279,22 @@ def _static_atoms(
     return static
 
 
-def derive(atoms: Iterable[clingo.Symbol], packs: Sequence[str | RulePack]) -> list[Firing]:
+def derive(
+    atoms: Iterable[clingo.Symbol],
+    packs: Sequence[str | RulePack],
+    *,
+    potential: bool = False,
+) -> list[Firing]:
     """Ground rule packs over atoms and return every rule firing.
 
     Args:
         atoms: the input facts (e.g. ``Grounding.symbols`` of the memories); hedged
             ``maybe(...)`` atoms may be passed but no pack consumes them.
         packs: pack names (``"relocation"``) or :class:`RulePack` objects.
+        potential: return every firing that *could* happen, whatever holds under ``not``
+            (the positive closure; each firing still lists its ``unless`` atoms). The engine
+            links states this way, so that asserting or retracting a blocker later finds the
+            justification already in place.
 
     Returns:
         The firings, sorted by head, rule and premises. Firings that follow from pack
@@ -281,7 +313,7 @@ def derive(atoms: Iterable[clingo.Symbol], packs: Sequence[str | RulePack]) -> l
     try:
         with ast.ProgramBuilder(ctl) as builder:
             for pack in loaded:
-                for stm in pack.statements:
+                for stm in pack.potential if potential else pack.statements:
                     builder.add(stm)
         with ctl.backend() as backend:
             for symbol in sorted(inputs):

@@ -269,9 +269,12 @@ def test_recovered_candidates_are_undecided_until_checked() -> None:
     m5 = report.entry("m5")
     assert m5 is not None and m5.verdict.value == "needs_confirmation"
     assert m5.reason.cause == "unverified_candidate" and m5.reason.undecided == ("m1",)
-    # m6 also has a verified justification that still holds: logic keeps it
-    m6 = report.entry("m6")
-    assert m6 is not None and m6.verdict.value == "kept"
+    # m6 has a declared justification without m1, so logic classified m1 as independent
+    # when m6 was added: losing m1 does not touch m6
+    assert report.entry("m6") is None and mem.truth("m6").value == "true"
+    (recovered,) = [j for j in mem.justifications("m6") if j.origin.value == "recovered"]
+    assert recovered.checked == {"m1": "independent"}
+    assert "declared justification [] without m1" in recovered.notes["m1"]
 
 
 def test_checked_candidates_count_as_decided() -> None:

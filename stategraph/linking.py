@@ -1,0 +1,194 @@
+"""Rule links: the support graph out of rule packs and grounded atoms.
+
+A state's ``atoms`` say what it asserts (``moves(user,shanghai,shenzhen,"2026-12")``). Rule
+packs say which atoms follow from which (``commute_city(P,C) :- home_city(P,C).``). This
+module connects the two: every way the packs derive a derived state's atoms from atoms that
+other states carry becomes a justification with origin ``rule``, whose premises are those
+states. Atoms no state carries (``home_city(user,shenzhen)`` above) are expanded through the
+firings that derive them, so a belief ends up justified directly by the facts under it.
+
+The packs are grounded in their *potential* mode (``not`` ignored, recorded as ``unless``), so
+that the justification of a default is in place before its blocker is asserted or retracted.
+
+The same derivations answer the counterfactual question for candidate (``recovered``) edges:
+if the rules derive the head without the candidate premise, it is not a dependency; if they
+derive it only through the premise, it is; otherwise logic cannot tell.
+
+Limits, stated rather than hidden: an atom carried by a state is not expanded further (the
+carrying state stands for it); an ``unless`` atom is blocked by every state that can derive
+it, which over-approximates when a derivation needs several states together; at most
+``max_alternatives`` derivations are kept per atom.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import clingo
+
+from stategraph.errors import InvalidInputError
+from stategraph.model import EdgeCheck, Justification, Origin
+
+__all__ = ["Derivation", "Links", "RuleLinker", "parse_atom"]
+
+
+def parse_atom(text: str, state_id: str = "") -> clingo.Symbol:
+    """Parse one ground atom (a term, never a program: nothing in it can become a rule).
+
+    Raises:
+        InvalidInputError: when the text is not a ground atom.
+    """
+    try:
+        sym = clingo.parse_term(text)
+    except RuntimeError as exc:
+        raise InvalidInputError(
+            "state", [(f"atoms of {state_id}" if state_id else "atoms", f"{text!r}: {exc}")]
+        ) from None
+    if sym.type is not clingo.SymbolType.Function or not sym.name:
+        raise InvalidInputError(
+            "state", [(f"atoms of {state_id}", f"{text!r} is not an atom like pred(a,b)")]
+        )
+    return sym
+
+
+@dataclass(frozen=True, slots=True)
+class Derivation:
+    """One way to derive an atom: these states must hold, those must not."""
+
+    premises: frozenset[str]
+    unless: frozenset[str] = frozenset()
+    rules: tuple[str, ...] = ()
+
+    def join(self, other: Derivation) -> Derivation:
+        """Both derivations at once (a conjunction)."""
+        return Derivation(
+            self.premises | other.premises,
+            self.unless | other.unless,
+            tuple(sorted(set(self.rules) | set(other.rules))),
+        )
+
+
+@dataclass
+class Links:
+    """What the packs derive for a set of states."""
+
+    derivations: dict[str, list[Derivation]] = field(default_factory=dict)
+    """For each derived state with atoms: every rule derivation of all its atoms."""
+
+    def justifications(self) -> list[Justification]:
+        """One ``rule`` justification per derivation, sorted by identity."""
+        out: dict[tuple[str, tuple[str, ...], tuple[str, ...]], Justification] = {}
+        for head, ders in self.derivations.items():
+            for d in ders:
+                j = Justification(
+                    head=head,
+                    premises=tuple(sorted(d.premises)),
+                    unless=tuple(sorted(d.unless)),
+                    origin=Origin.rule,
+                    rules=d.rules,
+                )
+                out.setdefault(j.key, j)
+        return [out[k] for k in sorted(out)]
+
+    def check(self, head: str, premise: str) -> tuple[EdgeCheck, str] | None:
+        """Is ``premise`` a dependency of ``head``, as far as the rules can tell?"""
+        ders = self.derivations.get(head)
+        if not ders:
+            return None
+        without = [d for d in ders if premise not in d.premises]
+        if without:
+            rules = ", ".join(without[0].rules)
+            return EdgeCheck.independent, f"rules derive {head} without {premise} ({rules})"
+        rules = ", ".join(ders[0].rules)
+        return EdgeCheck.dependency, f"rules derive {head} only through {premise} ({rules})"
+
+
+class RuleLinker:
+    """Derives rule justifications between states from their atoms (``rule_linker.v1``).
+
+    Args:
+        packs: rule pack names (``rules/packs/<name>.lp``).
+        max_alternatives: derivations kept per atom, to bound the cost of wide rule fans.
+    """
+
+    name = "stategraph.rule_linker.v1"
+
+    def __init__(self, packs: Sequence[str], max_alternatives: int = 32) -> None:
+        from stategraph.grounding.packs import load_pack
+
+        self.packs = tuple(packs)
+        self._loaded = [load_pack(p) for p in self.packs]  # fail early on a bad pack name
+        self.max_alternatives = max_alternatives
+
+    def link(self, atoms_of: Mapping[str, Iterable[str]], derived: Iterable[str]) -> Links:
+        """Derivations for every derived state, from the atoms of all given states.
+
+        Args:
+            atoms_of: the atoms of every active state (facts and derived alike).
+            derived: which of them are derived states (heads to justify).
+        """
+        from stategraph.grounding.packs import Firing, derive
+
+        carriers: dict[clingo.Symbol, list[str]] = {}
+        symbols_of: dict[str, list[clingo.Symbol]] = {}
+        for sid in sorted(atoms_of):
+            syms = [parse_atom(a, sid) for a in atoms_of[sid]]
+            symbols_of[sid] = syms
+            for sym in syms:
+                carriers.setdefault(sym, []).append(sid)
+        if not carriers:
+            return Links()
+        by_head: dict[clingo.Symbol, list[Firing]] = {}
+        for f in derive(carriers, self._loaded, potential=True):
+            by_head.setdefault(f.head, []).append(f)
+        memo: dict[clingo.Symbol, list[Derivation]] = {}
+
+        def through_rules(
+            atom: clingo.Symbol, visiting: frozenset[clingo.Symbol]
+        ) -> list[Derivation]:
+            out: list[Derivation] = []
+            for f in by_head.get(atom, ()):
+                own = Derivation(frozenset(), blockers(f.unless, visiting | {atom}), (f.rule,))
+                parts = [expand(p, visiting | {atom}) for p in f.premises]
+                for combo in itertools.product(*parts):
+                    d = own
+                    for part in combo:
+                        d = d.join(part)
+                    out.append(d)
+                    if len(out) >= self.max_alternatives:
+                        return out
+            return out
+
+        def expand(atom: clingo.Symbol, visiting: frozenset[clingo.Symbol]) -> list[Derivation]:
+            if atom in carriers:
+                return [Derivation(frozenset((s,))) for s in carriers[atom]]
+            if atom in visiting:
+                return []
+            if atom not in memo:
+                memo[atom] = through_rules(atom, visiting)
+            return memo[atom]
+
+        def blockers(
+            atoms: Iterable[clingo.Symbol], visiting: frozenset[clingo.Symbol]
+        ) -> frozenset[str]:
+            return frozenset(s for u in atoms for d in expand(u, visiting) for s in d.premises)
+
+        links = Links()
+        for head in sorted(derived):
+            head_atoms = symbols_of.get(head)
+            if not head_atoms:
+                continue
+            per_atom = [through_rules(sym, frozenset()) for sym in head_atoms]
+            ders = []
+            for combo in itertools.product(*per_atom):
+                d = Derivation(frozenset())
+                for part in combo:
+                    d = d.join(part)
+                if head in d.premises or head in d.unless:
+                    continue  # a derivation through the state itself supports nothing
+                ders.append(d)
+            if ders:
+                links.derivations[head] = ders[: self.max_alternatives]
+        return links
