@@ -23,6 +23,7 @@ __all__ = [
     "SystemUnavailable",
     "judge_configured",
     "load_memory",
+    "memory_options",
     "prediction_from",
 ]
 
@@ -80,17 +81,29 @@ def prediction_from(report: Report) -> Prediction:
     )
 
 
+def memory_options(case: Case) -> dict[str, Any]:
+    """How the engine is configured for a case's track.
+
+    ``declared``: the edges are given, nothing else is used. ``recovered`` and ``text``: every
+    shipped rule pack, and the default grounder for memories' text, so that the engine finds
+    support (text) or checks candidate edges (recovered) itself.
+    """
+    if case.track == "declared":
+        return {}
+    return {"rules": "all", "grounder": "stategraph.rule_grounder.v1"}
+
+
 class StategraphSystem:
     """The engine with logic only (no judge): undecided candidate edges are flagged."""
 
     name = "stategraph"
 
-    def __init__(self, factory: Callable[[], Memory] = Memory) -> None:
+    def __init__(self, factory: Callable[..., Memory] = Memory) -> None:
         self._factory = factory
 
     def run(self, case: Case) -> Prediction:
         """Load the history, apply the change, read the report."""
-        mem = load_memory(case, self._factory())
+        mem = load_memory(case, self._factory(**memory_options(case)))
         try:
             report = mem.revise(Change.model_validate(case.change.to_engine()))
         finally:
@@ -121,8 +134,8 @@ class JudgeSystem(StategraphSystem):
         except (ImportError, AttributeError) as exc:
             raise SystemUnavailable(f"this stategraph has no usable judge: {exc}") from None
 
-        def factory() -> Memory:
+        def factory(**options: Any) -> Memory:
             make: Any = Memory
-            return make(judge=judge)  # type: ignore[no-any-return]
+            return make(judge=judge, **options)  # type: ignore[no-any-return]
 
         super().__init__(factory)
