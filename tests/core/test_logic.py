@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from stategraph.logic import Program, Rule, well_founded
 
@@ -60,11 +62,14 @@ TABLE = [
 ]
 
 
+@pytest.mark.parametrize("via", ["backend", "encoding"])
 @pytest.mark.parametrize(
     ("program", "true", "undefined", "path"), [pytest.param(*r[1:], id=r[0]) for r in TABLE]
 )
-def test_well_founded(program: Program, true: set[str], undefined: set[str], path: str) -> None:
-    model = well_founded(program)
+def test_well_founded(
+    program: Program, true: set[str], undefined: set[str], path: str, via: str
+) -> None:
+    model = well_founded(program, via=via)
     assert model.true == true
     assert model.undefined == undefined
     assert model.path == path
@@ -73,3 +78,28 @@ def test_well_founded(program: Program, true: set[str], undefined: set[str], pat
 def test_nodes_need_not_be_strings() -> None:
     model = well_founded(Program([("x", 1)], [R(("y", 2), (("x", 1),))]))
     assert model.true == {("x", 1), ("y", 2)}
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 7),
+            st.lists(st.integers(0, 7), max_size=3),
+            st.lists(st.integers(0, 7), max_size=2),
+        ),
+        max_size=14,
+    ),
+    st.lists(st.integers(0, 7), max_size=3),
+)
+def test_backend_and_encoding_agree(
+    rules: list[tuple[int, list[int], list[int]]], facts: list[int]
+) -> None:
+    program = Program(facts, [Rule(h, tuple(p), tuple(n)) for h, p, n in rules])
+    a = well_founded(program, via="backend")
+    b = well_founded(program, via="encoding")
+    assert (a.true, a.undefined) == (b.true, b.undefined)
+
+
+def test_unknown_path_is_refused() -> None:
+    with pytest.raises(ValueError, match="via"):
+        well_founded(Program(["a"]), via="magic")
