@@ -152,6 +152,9 @@ def _cmd_history(args: argparse.Namespace) -> int:
             return 0
         for e in entries:
             r = e.report
+            if r is None:
+                print(f"#{e.seq} {e.at} bulk load {e.summary} {e.hash[:12]}")
+                continue
             print(
                 f"#{e.seq} {e.at} changed={[c.id for c in r.changed]} "
                 f"invalidated={r.invalidated} restored={r.restored} "

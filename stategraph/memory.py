@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from stategraph.errors import InvalidInputError
+from stategraph.errors import InvalidInputError, UnknownStateError
 from stategraph.explain import Proof, WhyNot, why, why_not
 from stategraph.graph import SupportGraph
 from stategraph.linking import Links, RuleLinker
@@ -34,7 +34,7 @@ from stategraph.model import (
     Truth,
 )
 from stategraph.policy import Policy
-from stategraph.revise import revise
+from stategraph.revise import revise, seeds
 from stategraph.store import LogEntry, SQLiteStore, Store
 
 __all__ = ["Alternative", "Memory", "justifications_for"]
@@ -149,10 +149,8 @@ class Memory:
         self.policy = policy or Policy()
         self.max_depth = max_depth
         self.store: Store = store or SQLiteStore(path if path is not None else ":memory:")
-        self.graph: SupportGraph = self.store.load()
         self.rules, self.grounder = self._settings(rules, grounder)
         self._linker: RuleLinker | None = RuleLinker(self.rules) if self.rules else None
-        self._with_atoms = {s for s, st in self.graph.states.items() if st.atoms}
 
     def _settings(
         self, rules: Sequence[str] | str | None, grounder: str | None
@@ -216,11 +214,18 @@ class Memory:
         change = _validated(Change, change, "change")
         change = self._ground(change)
         change, compatible = self._link(change)
-        with self.graph.transaction():
-            rev = revise(self.graph, self.policy, change, self.max_depth, compatible)
-            self.store.commit(rev, self.config)
-        self._with_atoms.update(s.id for s in rev.new_states if s.atoms)
+        graph = self._subgraph(change)
+        rev = revise(graph, self.policy, change, self.max_depth, compatible)
+        self.store.commit(rev, self.config)
         return rev.report
+
+    def _subgraph(self, change: Change) -> SupportGraph:
+        """What one revision reads: the cone of the change and every state it names."""
+        named = {*change.retract, *(s.id for s in change.supersede)}
+        named.update(s.id for s in (*change.assert_, *(s.with_ for s in change.supersede)))
+        for j in (*change.add_justifications, *change.remove_justifications):
+            named.update((j.head, *j.premises, *j.unless))
+        return self.store.subgraph(named, cone_from=seeds(change))
 
     def _ground(self, change: Change) -> Change:
         name = self.grounder
@@ -250,18 +255,18 @@ class Memory:
         added: list[Justification] = []
         if self._linker is not None and any(s.atoms for s in new_states):
             gone = {*change.retract, *(s.id for s in change.supersede)}
-            states = {s: self.graph.states[s] for s in self._with_atoms}
-            states.update({s.id: s for s in new_states})
-            active = {
-                s: st for s, st in states.items() if s not in gone and s not in self.graph.inactive
-            }
+            active = {s.id: s for s in self.store.with_atoms() if s.id not in gone}
+            active.update({s.id: s for s in new_states})
             derived = [s for s, st in active.items() if not self.policy.is_exogenous(st)]
             links = self._linker.link({s: st.atoms for s, st in active.items()}, derived)
-            added = [j for j in links.justifications() if self.graph.justification(j.key) is None]
+            candidates = links.justifications()
+            known = self.store.existing(j.key for j in candidates)
+            added = [j for j in candidates if j.key not in known]
         compatible = frozenset(
             s.id
             for s in change.supersede
-            if {j.head for j in self.graph.citing(s.id) if j.origin is Origin.rule}
+            if added
+            and {j.head for j in self.store.citing(s.id) if j.origin is Origin.rule}
             & {j.head for j in added if s.with_.id in j.premises}
         )
         checked = tuple(self._check(j, change, links) for j in change.add_justifications)
@@ -273,12 +278,12 @@ class Memory:
         """Classify the candidate premises of a recovered justification, where logic can."""
         if not j.candidates():
             return j
-        head = next((s for s in change.assert_ if s.id == j.head), None) or self.graph.states.get(
-            j.head
-        )
+        head = next((s for s in change.assert_ if s.id == j.head), None)
+        if head is None and (found := self.store.state(j.head)) is not None:
+            head = found[0]
         others = [
             o
-            for o in (*change.add_justifications, *self.graph.justifications_of(j.head))
+            for o in (*change.add_justifications, *self.store.justifications(j.head))
             if o.head == j.head and o.origin is not Origin.recovered
         ]
         checked, notes = dict(j.checked), dict(j.notes)
@@ -286,8 +291,8 @@ class Memory:
             verdict = None
             if head is not None and self.policy.is_exogenous(head):
                 verdict = (EdgeCheck.independent, f"{j.head} is a fact: it holds on its own")
-            elif links is not None and (found := links.check(j.head, p)) is not None:
-                verdict = found
+            elif links is not None and (by_rules := links.check(j.head, p)) is not None:
+                verdict = by_rules
             else:
                 other = next((o for o in others if p not in o.premises), None)
                 if other is not None:
@@ -369,46 +374,49 @@ class Memory:
 
     # ---- queries ------------------------------------------------------------------------
 
+    def _row(self, state_id: str) -> tuple[State, bool, Truth]:
+        found = self.store.state(state_id)
+        if found is None:
+            raise UnknownStateError(state_id)
+        return found
+
     def truth(self, state_id: str) -> Truth:
         """A state's value in the current well-founded model."""
-        self.graph.state(state_id)
-        return self.graph.value(state_id)
+        return self._row(state_id)[2]
 
     def holding(self) -> frozenset[str]:
         """Ids of every state that holds."""
-        return frozenset(s for s, t in self.graph.truth.items() if t is Truth.true)
+        return self.store.ids_with_truth(Truth.true)
 
     def undefined(self) -> frozenset[str]:
         """Ids of every state whose value is undecided."""
-        return frozenset(s for s, t in self.graph.truth.items() if t is Truth.undefined)
+        return self.store.ids_with_truth(Truth.undefined)
 
     def state(self, state_id: str) -> State:
         """One state (active or not)."""
-        return self.graph.state(state_id)
+        return self._row(state_id)[0]
 
     def states(self) -> list[State]:
         """Every state, active or not, sorted by id."""
-        return [self.graph.states[s] for s in sorted(self.graph.states)]
+        return self.store.states()
 
     def is_active(self, state_id: str) -> bool:
         """True unless the state was retracted or superseded."""
-        self.graph.state(state_id)
-        return self.graph.is_active(state_id)
+        return self._row(state_id)[1]
 
     def justifications(self, head: str | None = None) -> list[Justification]:
         """Every justification (or those of one head), sorted."""
-        if head is None:
-            return self.graph.all_justifications()
-        self.graph.state(head)
-        return self.graph.justifications_of(head)
+        if head is not None:
+            self._row(head)
+        return self.store.justifications(head)
 
     def why(self, state_id: str) -> Proof:
         """A minimal-height, non-circular proof of a holding state."""
-        return why(self.graph, self.policy, state_id)
+        return why(self.store.ancestors(state_id), self.policy, state_id)
 
     def why_not(self, state_id: str) -> WhyNot:
         """For each justification, the first premise that fails or the ``unless`` that blocks."""
-        return why_not(self.graph, self.policy, state_id)
+        return why_not(self.store.subgraph([state_id]), self.policy, state_id)
 
     def history(self) -> list[LogEntry]:
         """The revision log, oldest first."""

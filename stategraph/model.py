@@ -311,6 +311,9 @@ class Report(BaseModel):
     cone_size: int
     """How many states the revision examined (the affected cone)."""
     max_depth: int | None
+    method: str = "cone/stratified"
+    """How the model was computed: ``cone/stratified`` (one stable model) or
+    ``cone/alternating`` (alternating fixpoint, for cones with a cycle through ``unless``)."""
 
     def ids(self, verdict: Verdict | str) -> list[str]:
         """Ids of the entries with the given verdict, sorted."""

@@ -41,7 +41,7 @@ from stategraph.model import (
 )
 from stategraph.policy import Policy
 
-__all__ = ["Revision", "revise", "validate"]
+__all__ = ["Revision", "revise", "seeds", "validate"]
 
 
 @dataclass
@@ -54,7 +54,8 @@ class Revision:
     added: list[Justification] = field(default_factory=list)
     removed: list[JustKey] = field(default_factory=list)
     truth: dict[str, Truth] = field(default_factory=dict)
-    path: str = "stratified"
+    dropped_edges: list[tuple[str, str]] = field(default_factory=list)
+    """``(src, head)`` pairs no justification of ``head`` cites any more."""
 
 
 def validate(graph: SupportGraph, policy: Policy, change: Change) -> None:
@@ -137,7 +138,8 @@ def _apply(graph: SupportGraph, policy: Policy, change: Change) -> Revision:
     return rev
 
 
-def _seeds(change: Change) -> dict[str, str]:
+def seeds(change: Change) -> dict[str, str]:
+    """The states a change acts on directly, with how: the roots of its affected cone."""
     seeds: dict[str, str] = {}
     for j in (*change.add_justifications, *change.remove_justifications):
         seeds.setdefault(j.head, "justification")
@@ -243,10 +245,13 @@ def revise(
         for j in (*change.add_justifications, *change.remove_justifications)
     }
     rev = _apply(graph, policy, change)
-    seeds = _seeds(change)
-    cone = graph.cone(seeds)
-    model = well_founded(_ConeProgram(graph, policy, cone).program)
-    rev.path = model.path
+    for head, premises, unless in rev.removed:
+        cited = set(graph.supporters(head))
+        rev.dropped_edges += [(s, head) for s in sorted({*premises, *unless} - cited)]
+    roots = seeds(change)
+    cone = graph.cone(roots)
+    program = _ConeProgram(graph, policy, cone).program
+    model = well_founded(program)
 
     new: dict[str, Truth] = {}
     past_bound: set[str] = set()
@@ -266,7 +271,7 @@ def revise(
     changed: list[ChangedState] = []
     entries: list[Entry] = []
     for sid in sorted(new, key=lambda s: (cone[s], s)):
-        action = seeds.get(sid)
+        action = roots.get(sid)
         if action in ("retracted", "superseded", "asserted"):
             by = graph.inactive.get(sid) if action == "superseded" else None
             changed.append(ChangedState(id=sid, action=action, by=by, new=new[sid]))
@@ -287,6 +292,7 @@ def revise(
         entries=tuple(entries),
         cone_size=len(cone),
         max_depth=max_depth,
+        method=f"cone/{model.path}",
     )
     return rev
 

@@ -1,5 +1,10 @@
 """SQLite persistence: states, justifications, truth values and the append-only revision log.
 
+The store is the memory: nothing is kept in process between revisions. A revision asks for
+the *subgraph* it needs (the affected cone, found through the ``edges`` index, plus the truth
+values on its boundary), so opening a store of a million states costs nothing and a revision
+costs in proportion to its cone, not to the store.
+
 One revision is one SQLite transaction: the structural change, the new truth values and the log
 entry are committed together or not at all. The log is a hash chain (each entry's hash covers
 the previous hash), so removing or editing an entry is detectable with :meth:`SQLiteStore.verify`.
@@ -13,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,31 +27,51 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict
 
 from stategraph.errors import LogIntegrityError, StoreError
-from stategraph.graph import SupportGraph
-from stategraph.model import Justification, Report, State, Truth
+from stategraph.graph import JustKey, SupportGraph
+from stategraph.model import (
+    ActionStatus,
+    EdgeCheck,
+    Justification,
+    Origin,
+    Report,
+    State,
+    Truth,
+)
 from stategraph.revise import Revision
 
 __all__ = ["STORES", "LogEntry", "SQLiteStore", "Store"]
 
 SCHEMA_VERSION = 1
 _GENESIS = "0" * 64
+_CHUNK = 500  # ids per IN (...) query, well under SQLite's variable limit
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS states (
     id TEXT PRIMARY KEY,
-    body TEXT NOT NULL,             -- the State as JSON
-    superseded_by TEXT,
+    kind TEXT NOT NULL,
+    status TEXT,                    -- actions: pending / executed
     active INTEGER NOT NULL,
-    truth TEXT NOT NULL
+    superseded_by TEXT,
+    truth TEXT NOT NULL,            -- value in the current well-founded model
+    has_atoms INTEGER NOT NULL,
+    body TEXT NOT NULL              -- the whole State as JSON
 );
+CREATE INDEX IF NOT EXISTS states_with_atoms ON states (has_atoms) WHERE has_atoms = 1;
 CREATE TABLE IF NOT EXISTS justifications (
     head TEXT NOT NULL,
     premises TEXT NOT NULL,         -- JSON array, sorted
     unless TEXT NOT NULL,           -- JSON array, sorted
-    body TEXT NOT NULL,             -- the Justification as JSON
+    origin TEXT NOT NULL,
+    extra TEXT NOT NULL,            -- JSON of checked / notes / rules, '' when all empty
     PRIMARY KEY (head, premises, unless)
 );
+-- src is cited (as premise or unless) by some justification of head: the cone's index.
+CREATE TABLE IF NOT EXISTS edges (
+    src TEXT NOT NULL,
+    head TEXT NOT NULL,
+    PRIMARY KEY (src, head)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS revisions (
     seq INTEGER PRIMARY KEY,
     at TEXT NOT NULL,
@@ -67,17 +92,60 @@ class LogEntry(BaseModel):
     seq: int
     at: str
     """UTC time the revision was committed (ISO 8601); not part of the report itself."""
-    report: Report
+    report: Report | None
+    """The revision's report; None for a bulk load (see ``summary``)."""
+    summary: dict[str, Any] | None = None
+    """For a bulk load: how many states and justifications, and a digest of them."""
     config: dict[str, Any]
     prev_hash: str
     hash: str
 
 
 class Store(Protocol):
-    """What :class:`~stategraph.memory.Memory` needs from a persistence backend."""
+    """What :class:`~stategraph.memory.Memory` needs from a persistence backend.
 
-    def load(self) -> SupportGraph:
-        """Read the whole support graph."""
+    Reads are by subgraph, so a backend never has to hold the whole memory in process.
+    """
+
+    name: str
+
+    def subgraph(
+        self, ids: Iterable[str] = (), cone_from: Iterable[str] = (), full: bool = False
+    ) -> SupportGraph:
+        """The states ``ids``, the cone of ``cone_from``, their justifications, and the
+        states those justifications cite (for their truth values)."""
+        ...
+
+    def ancestors(self, state_id: str) -> SupportGraph:
+        """A state and everything its justifications rest on, transitively, with texts."""
+        ...
+
+    def state(self, state_id: str) -> tuple[State, bool, Truth] | None:
+        """One whole state, whether it is active, and its truth value."""
+        ...
+
+    def states(self) -> list[State]:
+        """Every state, sorted by id."""
+        ...
+
+    def ids_with_truth(self, truth: Truth) -> frozenset[str]:
+        """Ids of the states with this truth value."""
+        ...
+
+    def justifications(self, head: str | None = None) -> list[Justification]:
+        """Every justification (or those of one head), sorted by identity."""
+        ...
+
+    def existing(self, keys: Iterable[JustKey]) -> set[JustKey]:
+        """Which of these justification identities are stored."""
+        ...
+
+    def citing(self, state_id: str) -> list[Justification]:
+        """Justifications that cite a state as a premise."""
+        ...
+
+    def with_atoms(self) -> list[State]:
+        """Active states that carry atoms."""
         ...
 
     def commit(self, revision: Revision, config: dict[str, Any]) -> LogEntry:
@@ -117,6 +185,53 @@ def _chain(prev_hash: str, seq: int, at: str, change: str, report: str, config: 
     return h.hexdigest()
 
 
+def _chunks(ids: Sequence[str]) -> Iterator[Sequence[str]]:
+    for i in range(0, len(ids), _CHUNK):
+        yield ids[i : i + _CHUNK]
+
+
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+def state_row(st: State, truth: Truth) -> tuple[Any, ...]:
+    """The ``states`` row of a new, active state."""
+    status = st.status.value if st.status is not None else None
+    return (st.id, st.kind, status, 1, None, truth.value, int(bool(st.atoms)), st.model_dump_json())
+
+
+def justification_row(j: Justification) -> tuple[str, str, str, str, str]:
+    """The ``justifications`` row of a justification."""
+    extra = ""
+    if j.checked or j.notes or j.rules:
+        extra = _json(
+            {
+                "checked": {k: v.value for k, v in j.checked.items()},
+                "notes": j.notes,
+                "rules": j.rules,
+            }
+        )
+    return (j.head, _json(list(j.premises)), _json(list(j.unless)), j.origin.value, extra)
+
+
+def _justification(head: str, premises: str, unless: str, origin: str, extra: str) -> Justification:
+    fields: dict[str, Any] = {
+        "head": head,
+        "premises": tuple(json.loads(premises)),
+        "unless": tuple(json.loads(unless)),
+        "origin": Origin(origin),
+        "checked": {},
+        "notes": {},
+        "rules": (),
+    }
+    if extra:
+        more = json.loads(extra)
+        fields["checked"] = {k: EdgeCheck(v) for k, v in more["checked"].items()}
+        fields["notes"] = more["notes"]
+        fields["rules"] = tuple(more["rules"])
+    return Justification.model_construct(**fields)
+
+
 class SQLiteStore:
     """The embedded default store: one SQLite file in WAL mode (``":memory:"`` for tests)."""
 
@@ -137,7 +252,7 @@ class SQLiteStore:
         tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master")}
         if "meta" not in tables and tables:
             raise StoreError(self.path, "this SQLite file is not a stategraph store")
-        with self._transaction():
+        with self.transaction():
             for stmt in _SCHEMA.split(";"):
                 if stmt.strip():
                     self.conn.execute(stmt)
@@ -152,7 +267,8 @@ class SQLiteStore:
                 )
 
     @contextmanager
-    def _transaction(self) -> Iterator[None]:
+    def transaction(self) -> Iterator[None]:
+        """One SQLite transaction: committed if the block returns, rolled back if it raises."""
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield
@@ -161,34 +277,154 @@ class SQLiteStore:
             raise
         self.conn.execute("COMMIT")
 
-    def load(self) -> SupportGraph:
-        """Read states, truth values and justifications into a fresh support graph."""
+    # ---- reading ------------------------------------------------------------------------
+
+    def _select(self, sql: str, ids: Iterable[str]) -> Iterator[tuple[Any, ...]]:
+        """Run ``sql`` (with one ``{}`` for the placeholders) over ids, in chunks."""
+        unique = sorted(set(ids))
+        for chunk in _chunks(unique):
+            yield from self.conn.execute(sql.format(_marks(len(chunk))), chunk)
+
+    def cone_ids(self, seeds: Iterable[str]) -> set[str]:
+        """Every id reachable from the seeds along the ``edges`` index (seeds included)."""
+        seen = set(seeds)
+        frontier = sorted(seen)
+        while frontier:
+            found = {
+                head
+                for (head,) in self._select("SELECT head FROM edges WHERE src IN ({})", frontier)
+            }
+            frontier = sorted(found - seen)
+            seen |= found
+        return seen
+
+    def _states(
+        self, ids: Iterable[str], full: bool
+    ) -> Iterator[tuple[State, bool, str | None, Truth]]:
+        cols = "id, kind, status, active, superseded_by, truth" + (", body" if full else "")
+        for row in self._select(f"SELECT {cols} FROM states WHERE id IN ({{}})", ids):
+            if full:
+                st = State.model_validate_json(row[6])
+            else:
+                st = State.model_construct(
+                    id=row[0], kind=row[1], status=ActionStatus(row[2]) if row[2] else None
+                )
+            yield st, bool(row[3]), row[4], Truth(row[5])
+
+    def _justifications_of(self, heads: Iterable[str]) -> Iterator[Justification]:
+        sql = "SELECT head, premises, unless, origin, extra FROM justifications WHERE head IN ({})"
+        for row in self._select(sql, heads):
+            yield _justification(*row)
+
+    def _graph(
+        self, heads: Iterable[str], justs: Iterable[Justification], full: bool
+    ) -> SupportGraph:
         graph = SupportGraph()
-        for body, superseded_by, active, truth in self.conn.execute(
-            "SELECT body, superseded_by, active, truth FROM states ORDER BY rowid"
-        ):
-            st = State.model_validate_json(body)
-            graph.add_state(st, Truth(truth))
+        ids = set(heads)
+        justs = list(justs)
+        for j in justs:
+            ids.update(j.premises)
+            ids.update(j.unless)
+        for st, active, superseded_by, truth in self._states(ids, full):
+            graph.add_state(st, truth)
             if not active:
                 graph.deactivate(st.id, superseded_by)
-        for (body,) in self.conn.execute("SELECT body FROM justifications ORDER BY rowid"):
-            graph.add_justification(Justification.model_validate_json(body))
+        for j in justs:
+            graph.add_justification(j)
         return graph
+
+    def subgraph(
+        self, ids: Iterable[str] = (), cone_from: Iterable[str] = (), full: bool = False
+    ) -> SupportGraph:
+        """The states ``ids`` and the cone of ``cone_from``, with their justifications, and
+        the states those justifications cite (their truth values are the cone's boundary).
+
+        Args:
+            ids: states to load (unknown ids are simply absent from the result).
+            cone_from: seeds whose whole affected cone is loaded.
+            full: load whole states (texts, atoms, metadata), not only what revision needs.
+        """
+        heads = self.cone_ids(cone_from) | set(ids)
+        return self._graph(heads, self._justifications_of(heads), full)
+
+    def ancestors(self, state_id: str) -> SupportGraph:
+        """A state and everything its justifications rest on, transitively, with texts."""
+        seen = {state_id}
+        frontier = [state_id]
+        justs: list[Justification] = []
+        while frontier:
+            found = list(self._justifications_of(frontier))
+            justs += found
+            nxt = {p for j in found for p in j.premises} - seen
+            seen |= nxt
+            frontier = sorted(nxt)
+        return self._graph(seen, justs, full=True)
+
+    def state(self, state_id: str) -> tuple[State, bool, Truth] | None:
+        """One whole state, whether it is active, and its truth value."""
+        for st, active, _by, truth in self._states([state_id], full=True):
+            return st, active, truth
+        return None
+
+    def states(self) -> list[State]:
+        """Every state, sorted by id."""
+        return [
+            State.model_validate_json(body)
+            for (body,) in self.conn.execute("SELECT body FROM states ORDER BY id")
+        ]
+
+    def ids_with_truth(self, truth: Truth) -> frozenset[str]:
+        """Ids of the states with this truth value."""
+        rows = self.conn.execute("SELECT id FROM states WHERE truth = ?", (truth.value,))
+        return frozenset(r[0] for r in rows)
+
+    def justifications(self, head: str | None = None) -> list[Justification]:
+        """Every justification (or those of one head), sorted by identity."""
+        if head is not None:
+            justs = list(self._justifications_of([head]))
+        else:
+            sql = "SELECT head, premises, unless, origin, extra FROM justifications"
+            justs = [_justification(*row) for row in self.conn.execute(sql)]
+        return sorted(justs, key=lambda j: j.key)
+
+    def existing(self, keys: Iterable[JustKey]) -> set[JustKey]:
+        """Which of these justification identities are stored."""
+        wanted = set(keys)
+        found = self._justifications_of({k[0] for k in wanted})
+        return {j.key for j in found} & wanted
+
+    def citing(self, state_id: str) -> list[Justification]:
+        """Justifications that cite a state as a premise."""
+        heads = [h for (h,) in self.conn.execute("SELECT head FROM edges WHERE src=?", (state_id,))]
+        return [j for j in self._justifications_of(heads) if state_id in j.premises]
+
+    def with_atoms(self) -> list[State]:
+        """Active states that carry atoms (what rule packs link)."""
+        sql = "SELECT body FROM states WHERE has_atoms = 1 AND active = 1 ORDER BY id"
+        return [State.model_validate_json(body) for (body,) in self.conn.execute(sql)]
+
+    def count(self) -> int:
+        """How many states the store holds."""
+        return int(self.conn.execute("SELECT count(*) FROM states").fetchone()[0])
+
+    # ---- writing ------------------------------------------------------------------------
 
     def commit(self, revision: Revision, config: dict[str, Any]) -> LogEntry:
         """Write one revision and append its log entry, in one transaction."""
-        with self._transaction():
+        with self.transaction():
             self._write(revision)
-            return self._append(revision.report, config)
+            report = revision.report
+            return self.append(
+                report.change.model_dump_json(by_alias=True),
+                report.model_dump_json(by_alias=True),
+                config,
+            )
 
     def _write(self, rev: Revision) -> None:
         c = self.conn
         c.executemany(
-            "INSERT INTO states (id, body, superseded_by, active, truth) VALUES (?,?,NULL,1,?)",
-            [
-                (s.id, s.model_dump_json(), rev.truth.get(s.id, Truth.false).value)
-                for s in rev.new_states
-            ],
+            "INSERT INTO states VALUES (?,?,?,?,?,?,?,?)",
+            [state_row(s, rev.truth.get(s.id, Truth.false)) for s in rev.new_states],
         )
         c.executemany(
             "UPDATE states SET active=0, superseded_by=? WHERE id=?",
@@ -202,12 +438,19 @@ class SQLiteStore:
             "DELETE FROM justifications WHERE head=? AND premises=? AND unless=?",
             [(h, _json(list(p)), _json(list(u))) for h, p, u in rev.removed],
         )
-        c.executemany(
-            "INSERT OR REPLACE INTO justifications (head, premises, unless, body) VALUES (?,?,?,?)",
-            [
-                (j.head, _json(list(j.premises)), _json(list(j.unless)), j.model_dump_json())
-                for j in rev.added
-            ],
+        c.executemany("DELETE FROM edges WHERE src=? AND head=?", rev.dropped_edges)
+        self.add_justifications(rev.added)
+
+    def add_justifications(self, justs: Iterable[Justification]) -> None:
+        """Insert (or replace) justifications and index their edges (inside a transaction)."""
+        justs = list(justs)
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO justifications VALUES (?,?,?,?,?)",
+            [justification_row(j) for j in justs],
+        )
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO edges VALUES (?,?)",
+            [(src, j.head) for j in justs for src in (*j.premises, *j.unless)],
         )
 
     def _last(self) -> tuple[int, str]:
@@ -215,32 +458,24 @@ class SQLiteStore:
         last = row.fetchone()
         return (0, _GENESIS) if last is None else (int(last[0]), str(last[1]))
 
-    def _append(self, report: Report, config: dict[str, Any]) -> LogEntry:
+    def append(self, change_json: str, report_json: str, config: dict[str, Any]) -> LogEntry:
+        """Append a log entry (inside a transaction): the change, its report, the config."""
         seq, prev = self._last()
         seq += 1
         at = datetime.now(UTC).isoformat(timespec="microseconds")
-        change_json = report.change.model_dump_json(by_alias=True)
-        report_json = report.model_dump_json(by_alias=True)
         config_json = _json(config)
         digest = _chain(prev, seq, at, change_json, report_json, config_json)
         self.conn.execute(
             "INSERT INTO revisions VALUES (?,?,?,?,?,?,?)",
             (seq, at, change_json, report_json, config_json, prev, digest),
         )
-        return LogEntry(seq=seq, at=at, report=report, config=config, prev_hash=prev, hash=digest)
+        return _entry(seq, at, report_json, config_json, prev, digest)
 
     def history(self) -> list[LogEntry]:
         """Every logged revision, oldest first."""
         return [
-            LogEntry(
-                seq=seq,
-                at=at,
-                report=Report.model_validate_json(report),
-                config=json.loads(config),
-                prev_hash=prev,
-                hash=digest,
-            )
-            for seq, at, report, config, prev, digest in self.conn.execute(
+            _entry(*row)
+            for row in self.conn.execute(
                 "SELECT seq, at, report, config, prev_hash, hash FROM revisions ORDER BY seq"
             )
         ]
@@ -274,7 +509,7 @@ class SQLiteStore:
 
     def set_setting(self, key: str, value: Any) -> None:
         """Persist a setting (JSON value)."""
-        with self._transaction():
+        with self.transaction():
             self.conn.execute(
                 "INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"setting:{key}", _json(value))
             )
@@ -282,6 +517,20 @@ class SQLiteStore:
     def close(self) -> None:
         """Close the connection (checkpointing the WAL)."""
         self.conn.close()
+
+
+def _entry(seq: int, at: str, report: str, config: str, prev: str, digest: str) -> LogEntry:
+    data = json.loads(report)
+    bulk = data.get("bulk_load")
+    return LogEntry(
+        seq=seq,
+        at=at,
+        report=None if bulk is not None else Report.model_validate(data),
+        summary=bulk,
+        config=json.loads(config),
+        prev_hash=prev,
+        hash=digest,
+    )
 
 
 STORES: dict[str, type[SQLiteStore]] = {SQLiteStore.name: SQLiteStore}

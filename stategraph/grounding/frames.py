@@ -32,6 +32,8 @@ HEDGE_PREDICATE = "maybe"
 """The wrapper predicate for hedged atoms: ``maybe(moves(user,shanghai,shenzhen,unknown))``."""
 
 _HEDGE_CUE = "HEDGE"
+# Value labels that become clingo strings ("2026-12", "500mg"); AMOUNT becomes a number.
+_STRING_VALUES = frozenset({"DATE", "DOSE"})
 # A marker may stand right before its entity or one token earlier (搬到了深圳, to the Shenzhen).
 _MARKER_GAP = 1
 
@@ -74,11 +76,15 @@ class FrameSpec(BaseModel):
     Attributes:
         predicate: the atom's predicate name.
         domain: the rule pack whose vocabulary this predicate belongs to.
-        trigger: the cue label that starts the frame.
+        trigger: the cue label that starts the frame, or an entity / value label: a frame
+            triggered by ``CATEGORY`` or ``DOSE`` starts at every such mention (a noun can
+            carry the frame: "pizza places in Denver", "metformin 500 mg").
         args: the arguments in atom order.
         negated_by: cue labels that, anywhere in the clause, suppress the atom.
-        requires: cue labels that must also be in the clause (``DONE`` for "verified").
-        excludes: cue labels whose presence in the clause means another frame owns it.
+        requires: cue, entity or value labels that must also be in the clause (``DONE`` for
+            "verified", ``DATE`` for a reminder tied to a date).
+        excludes: cue, entity or value labels whose presence in the clause means another
+            frame owns it.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -142,7 +148,7 @@ def _pick(
 
 
 def _value(label: str, value: str) -> clingo.Symbol:
-    if label == "DATE":
+    if label in _STRING_VALUES:
         return clingo.String(value)
     if label == "AMOUNT":
         return clingo.Number(int(value))
@@ -206,7 +212,8 @@ def _polarity(
 
 def _applies(frame: FrameSpec, trigger: Mention, analysis: Analysis) -> bool:
     clause = analysis.clause_of(trigger.start)
-    labels = {c.label for c in analysis.cues if _in(c, clause)}
+    mentions = (*analysis.cues, *(m for m in analysis.entities if m.value))
+    labels = {m.label for m in mentions if _in(m, clause)}
     return all(r in labels for r in frame.requires) and not any(e in labels for e in frame.excludes)
 
 
@@ -235,7 +242,8 @@ def assemble(
     atoms: dict[str, GroundedAtom] = {}
     notes: list[str] = []
     for frame in load_frames() if frames is None else frames:
-        for trigger in (c for c in analysis.cues if c.label == frame.trigger):
+        triggers = (*analysis.cues, *analysis.entities)
+        for trigger in (m for m in triggers if m.label == frame.trigger):
             if not _applies(frame, trigger, analysis):
                 continue
             bindings, missing = _bind(frame, trigger, analysis)

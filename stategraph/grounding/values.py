@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-from stategraph.grounding.amounts import normalise_amount
+from stategraph.grounding.amounts import normalise_amount, normalise_dose
 from stategraph.grounding.data import read_jsonl
 from stategraph.grounding.dates import normalise_date
 from stategraph.grounding.language import Lang
@@ -22,7 +22,7 @@ __all__ = ["ValueMatch", "ValuePattern", "find_values", "value_patterns"]
 
 
 class ValuePattern(BaseModel):
-    """One line of ``values.jsonl``: a label (``DATE`` or ``AMOUNT``) and its regex."""
+    """One line of ``values.jsonl``: a label (``DATE``, ``DOSE`` or ``AMOUNT``) and its regex."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -38,8 +38,8 @@ class ValueMatch:
     Attributes:
         start: character offset of the mention.
         end: one past its last character.
-        label: ``DATE`` or ``AMOUNT``.
-        value: the normalised value (``"2026-12"``, ``50000``), or None for a date that cannot
+        label: ``DATE``, ``DOSE`` or ``AMOUNT``.
+        value: the normalised value (``"2026-12"``, ``"500mg"``, ``50000``), or None for a date that cannot
             be resolved (a month with no year and no reference year).
     """
 
@@ -49,18 +49,22 @@ class ValueMatch:
     value: str | int | None
 
 
+# Dates first, then doses, then bare amounts: the 500 of "500 mg" is a dose, never money.
+_ORDER = {"DATE": 0, "DOSE": 1, "AMOUNT": 2}
+
+
 @functools.cache
 def value_patterns(lang: Lang) -> tuple[tuple[str, re.Pattern[str]], ...]:
     """The compiled value patterns for a language, dates first (cached)."""
     rows = [ValuePattern.model_validate(r) for r in read_jsonl(f"{lang}/values.jsonl")]
-    rows.sort(key=lambda r: r.label != "DATE")
+    rows.sort(key=lambda r: _ORDER.get(r.label, len(_ORDER)))
     return tuple((r.label, re.compile(r.regex)) for r in rows)
 
 
 def find_values(text: str, lang: Lang, reference_year: int | None = None) -> list[ValueMatch]:
-    """Find the dates and amounts in a text.
+    """Find the dates, doses and amounts in a text.
 
-    Patterns are tried in file order, dates before amounts; a match that overlaps an earlier
+    Patterns are tried in file order, dates before doses before amounts; a match that overlaps an earlier
     one is skipped, so the ``2026`` inside ``2026-12`` never becomes an amount.
 
     Args:
@@ -77,6 +81,10 @@ def find_values(text: str, lang: Lang, reference_year: int | None = None) -> lis
             value: str | int | None
             if label == "DATE":
                 value = normalise_date(groups, reference_year)
+            elif label == "DOSE":
+                value = normalise_dose(groups)
+                if value is None:
+                    continue
             else:
                 value = normalise_amount(groups)
                 if value is None:

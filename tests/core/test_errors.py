@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from stategraph import Memory
+from stategraph.graph import SupportGraph
 from stategraph.errors import (
     DuplicateStateError,
     InvalidChangeError,
@@ -83,8 +84,10 @@ def test_retracting_twice(mem: Memory) -> None:
     mem.retract("f")
     with pytest.raises(InvalidChangeError, match="already inactive"):
         mem.retract("f")
+    graph = SupportGraph()
+    graph.add_state(mem.state("f"))
     with pytest.raises(DuplicateStateError, match="'f' already exists"):
-        mem.graph.add_state(mem.state("f"))
+        graph.add_state(mem.state("f"))
 
 
 def test_errors_carry_their_data(mem: Memory) -> None:

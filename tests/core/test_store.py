@@ -60,7 +60,7 @@ def test_fault_mid_revision_leaves_the_file_identical(
         raise OSError("disk unplugged")
 
     # the states and truth values are written first; the log entry fails after them
-    monkeypatch.setattr(SQLiteStore, "_append", boom)
+    monkeypatch.setattr(SQLiteStore, "append", boom)
     with pytest.raises(OSError, match="disk unplugged"):
         mem.supersede("m1", {"id": "m1b", "text": "stays in Shanghai"})
     assert dump(path) == before
