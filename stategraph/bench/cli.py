@@ -16,6 +16,7 @@ from typing import Any
 
 from stategraph.bench.cases import Case, CaseError, load_cases, shipped_cases
 from stategraph.bench.metrics import DEPTH_BUCKETS, SystemScore
+from stategraph.bench.perf import cli as perf_cli
 from stategraph.bench.runner import SYSTEM_NAMES, BenchResult, run_bench, stderr_progress
 from stategraph.bench.svg import f1_by_depth_svg
 
@@ -49,6 +50,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="also score the development split the similarity threshold is tuned on",
     )
+    perf_cli.add_arguments(p)
     p.set_defaults(func=run_command)
     return p
 
@@ -62,7 +64,11 @@ def _load(paths: list[str], track: str | None) -> list[Case]:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """Run ``bench`` as parsed; 0 on success."""
+    """Run ``bench`` as parsed (``bench perf ...`` goes to the perf benchmark); 0 on success."""
+    if args.paths[:1] == ["perf"]:
+        return perf_cli.run_command(args, args.paths[1:])
+    if perf_cli.refuse_stray_options(args):
+        return 2
     cases = _load(list(args.paths), args.track)
     if not cases:
         print("bench: no case to run", file=sys.stderr)

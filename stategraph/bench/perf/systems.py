@@ -34,7 +34,7 @@ class System(ABC):
     def skip(self, fact: int) -> None:
         """Retract a fact without computing the answer (not measured)."""
 
-    def prepare(self) -> None:
+    def prepare(self) -> None:  # noqa: B027 - optional hook, most systems need none
         """Untimed work before the next measured retraction (default: none)."""
 
 

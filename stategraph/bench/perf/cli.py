@@ -1,0 +1,93 @@
+"""``stategraph bench perf``: the options, and the run behind them.
+
+``bench`` takes case paths as positionals, so ``perf`` arrives as its first PATH; the bench
+command hands over to :func:`run_command` then. The options live on the ``bench`` parser (added
+by :func:`add_arguments`) and are refused without ``perf``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from stategraph.bench.perf.report import render
+from stategraph.bench.perf.runner import ALTERNATIVES, PerfOptions, run_perf
+
+__all__ = [
+    "PERF_OPTIONS",
+    "add_arguments",
+    "parse_sizes",
+    "refuse_stray_options",
+    "run_command",
+]
+
+PERF_OPTIONS = ("sizes", "premises", "seed", "budget", "perf_systems")
+"""Attribute names of the options only ``bench perf`` reads."""
+
+
+def parse_sizes(text: str) -> list[int]:
+    """``"1e3,1e4"`` -> ``[1000, 10000]``.
+
+    Raises:
+        argparse.ArgumentTypeError: on anything but positive whole numbers.
+    """
+    try:
+        sizes = [int(float(part)) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of sizes: {text!r}") from None
+    if not sizes or any(s < 2 or float(s) != float(int(s)) for s in sizes):
+        raise argparse.ArgumentTypeError(f"sizes must be whole numbers >= 2: {text!r}")
+    return sizes
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the ``bench perf`` options to the ``bench`` parser (default None: not given)."""
+    g = p.add_argument_group("bench perf (performance against store size)")
+    g.add_argument("--sizes", type=parse_sizes, help="store sizes, e.g. 1e3,1e4,1e5,1e6")
+    g.add_argument("--premises", type=int, help="random premises retracted per size (50)")
+    g.add_argument("--seed", type=int, help="workload seed (0)")
+    g.add_argument("--budget", type=float, help="seconds of measuring per system and size (60)")
+    g.add_argument(
+        "--perf-system",
+        action="append",
+        dest="perf_systems",
+        choices=list(ALTERNATIVES),
+        help="an alternative to run (repeatable; default: all)",
+    )
+
+
+def refuse_stray_options(args: argparse.Namespace) -> bool:
+    """True (with a message on stderr) when a ``bench perf`` option was given without ``perf``."""
+    given = [o for o in PERF_OPTIONS if getattr(args, o, None) is not None]
+    if given:
+        option = "--" + given[0].replace("_", "-").replace("perf-systems", "perf-system")
+        print(f"bench: {option} is only read by 'bench perf'", file=sys.stderr)
+    return bool(given)
+
+
+def run_command(args: argparse.Namespace, rest: list[str]) -> int:
+    """Run ``bench perf`` as parsed; 0 when every system agrees with stategraph."""
+    if rest:
+        print(f"bench perf: unexpected arguments {rest}", file=sys.stderr)
+        return 2
+    options = PerfOptions()
+    if args.sizes:
+        options.sizes = args.sizes
+    if args.premises is not None:
+        options.premises = args.premises
+    if args.seed is not None:
+        options.seed = args.seed
+    if args.budget is not None:
+        options.budget_s = args.budget
+    if args.perf_systems:
+        options.systems = args.perf_systems
+    doc = run_perf(options)
+    if args.json:
+        print(json.dumps(doc, indent=2, sort_keys=True))
+    else:
+        print(render(doc))
+    agree = all(
+        s.get("agree", True) for size in doc["sizes"].values() for s in size["systems"].values()
+    )
+    return 0 if agree else 1

@@ -1,0 +1,122 @@
+"""The machine a run was measured on, the ratios the acceptance criteria name, and the table."""
+
+from __future__ import annotations
+
+import os
+import platform
+from collections.abc import Mapping
+from typing import Any
+
+import clingo
+
+__all__ = ["machine", "ratios", "render"]
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _ram_gb() -> float | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def machine() -> dict[str, Any]:
+    """CPU, cores, RAM and versions: every figure is only meaningful with these."""
+    ram = _ram_gb()
+    return {
+        "cpu": _cpu_model(),
+        "cores": os.cpu_count(),
+        "ram_gb": round(ram, 1) if ram is not None else None,
+        "os": platform.platform(),
+        "python": platform.python_version(),
+        "clingo": clingo.__version__,
+    }
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a is not None and b else None
+
+
+def ratios(systems: Mapping[str, Mapping[str, Any]]) -> dict[str, float | None]:
+    """The ratios issue 6 accepts on, where both sides were measured."""
+    sg = "stategraph"
+    pairs = [
+        ("stategraph_p50_over_jtms_p50", sg, "jtms", "p50_ms"),
+        ("clingo_full_p50_over_stategraph_p50", "clingo-full", sg, "p50_ms"),
+        ("clingo_multishot_p50_over_stategraph_p50", "clingo-multishot", sg, "p50_ms"),
+        ("python_lfp_p50_over_stategraph_p50", "python-lfp", sg, "p50_ms"),
+        ("stategraph_hub_over_python_lfp_hub", sg, "python-lfp", "hub_ms"),
+    ]
+    return {
+        key: _ratio(systems[left].get(field), systems[right].get(field))
+        for key, left, right, field in pairs
+        if left in systems and right in systems
+    }
+
+
+def _ms(v: float | None) -> str:
+    if v is None:
+        return "-"
+    return f"{v * 1000:.0f} us" if v < 1 else f"{v:.1f} ms" if v < 1000 else f"{v / 1000:.2f} s"
+
+
+def _x(v: float | None) -> str:
+    return "-" if v is None else f"{v:.3g}x"
+
+
+def render(doc: Mapping[str, Any]) -> str:
+    """Plain text: the machine, then per size the engine figures and one row per system."""
+    m = doc["machine"]
+    lines = [
+        f"machine: {m['cpu']}, {m['cores']} cores, {m['ram_gb']} GB RAM; "
+        f"python {m['python']}, clingo {m['clingo']}"
+    ]
+    for size, r in doc["sizes"].items():
+        lines += [
+            "",
+            f"{size} states, {r['justifications']} justifications: "
+            f"load {r['load_s']:.2f} s ({r['load_path']}), peak RSS {r['peak_rss_mb']:.0f} MB "
+            f"(inputs {r['input_rss_mb']:.0f} MB), open {r['open_s']:.3f} s, "
+            f"store {r['db_mb']:.0f} MB",
+            f"  random premise: cone {r['cone_mean']:.1f} states, changed {r['changed_mean']:.1f}; "
+            f"hub: cone {r['hub_cone']}, changed {r['hub_changed']}; "
+            f"methods {', '.join(r['methods'])}",
+        ]
+        sg = r["systems"]["stategraph"]
+        head = ["system", "p50", "p95", "hub", "n", "p50/sg", "hub/sg", "check"]
+        rows = [head]
+        for name, s in r["systems"].items():
+            check = "agree" if s.get("agree") else "DISAGREE" if "agree" in s else "-"
+            if "answer_mean" in s:
+                check = f"answers {s['answer_mean']:.1f} avg, hub {s['answer_hub']}"
+            if name == "stategraph":
+                check = "reference"
+            rows.append(
+                [
+                    name,
+                    _ms(s["p50_ms"]),
+                    _ms(s["p95_ms"]),
+                    _ms(s["hub_ms"]),
+                    str(s["n"]),
+                    _x(_ratio(s["p50_ms"], sg["p50_ms"])),
+                    _x(_ratio(s["hub_ms"], sg["hub_ms"])),
+                    check,
+                ]
+            )
+        widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+        lines += [
+            "  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows
+        ]
+        rat = ", ".join(f"{k} {_x(v)}" for k, v in r["ratios"].items())
+        lines.append(f"  ratios: {rat}")
+    return "\n".join(lines)

@@ -1,0 +1,75 @@
+"""``bench perf`` at a tiny size: the JSON shape, and every system agreeing with stategraph.
+
+No timing is asserted (CI machines are shared and slow); the figures are only checked to exist.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+
+from stategraph.bench.cli import register
+from stategraph.bench.perf.cli import parse_sizes
+from stategraph.bench.perf.graphs import Index, least_fixpoint
+from stategraph.bench.perf.systems import JTMS
+from stategraph.bench.perf.workload import FACT, generate
+
+
+def _run(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="stategraph")
+    register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(argv)
+    return int(args.func(args))
+
+
+def test_perf_json_shape_and_agreement(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["bench", "perf", "--sizes", "300", "--premises", "6", "--budget", "5", "--json"]
+    assert _run(argv) == 0
+    out = capsys.readouterr()
+    doc = json.loads(out.out)
+    assert {"cpu", "cores", "ram_gb", "python", "clingo"} <= set(doc["machine"])
+    size = doc["sizes"]["300"]
+    for key in ("load_s", "open_s", "peak_rss_mb"):
+        assert size[key] > 0
+    systems = size["systems"]
+    required = {"stategraph", "clingo-full", "clingo-multishot", "python-lfp", "jtms"}
+    assert required <= set(systems)
+    for name in set(systems) - set(required):
+        assert name in ("networkx", "pydatalog")
+    for name, s in systems.items():
+        assert {"p50_ms", "p95_ms", "hub_ms"} <= set(s), name
+        assert s["n"] == 6, name
+        if name not in ("stategraph", "networkx"):
+            assert s["agree"] is True, name
+    skipped = {"networkx", "pydatalog"} - set(systems)
+    for name in skipped:
+        assert f"{name} skipped" in out.err
+    assert size["hub_cone"] > size["cone_mean"]
+
+
+def test_workload_is_seeded_and_stratified() -> None:
+    a, b = generate(500, seed=3, premises=10), generate(500, seed=3, premises=10)
+    assert (a.kind, a.justs, a.premises) == (b.kind, b.justs, b.premises)
+    assert a.justs != generate(500, seed=4).justs
+    assert all(a.kind[u] == FACT for _, _, us in a.justs for u in us)
+    assert a.hub not in a.premises and len(set(a.premises)) == 10
+
+
+def test_jtms_matches_the_fixpoint_after_each_retraction() -> None:
+    wl = generate(400, seed=1, premises=15)
+    jtms, ix = JTMS(wl), Index(wl)
+    active = bytearray(1 if k == FACT else 0 for k in wl.kind)
+    for fact in [*wl.premises, wl.hub]:
+        jtms.retract(fact)
+        active[fact] = 0
+        assert jtms.true == least_fixpoint(ix, active)[0]
+
+
+def test_sizes_and_stray_options(capsys: pytest.CaptureFixture[str]) -> None:
+    assert parse_sizes("1e3,1e4") == [1000, 10000]
+    with pytest.raises(argparse.ArgumentTypeError):
+        parse_sizes("1e3,x")
+    assert _run(["bench", "--sizes", "1e3"]) == 2
+    assert "only read by 'bench perf'" in capsys.readouterr().err
