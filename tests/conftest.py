@@ -1,0 +1,30 @@
+"""Shared test configuration: the Hypothesis profiles.
+
+``ci`` (the default) is bounded and derandomized, so every run tests the same examples and the
+whole property suite fits in a few minutes on two cores; ``deep`` is the opt-in soak run
+(>= 20,000 examples per property). Pick one with ``STATEGRAPH_HYPOTHESIS_PROFILE=deep``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci",
+    max_examples=100,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "deep",
+    max_examples=20_000,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile(os.environ.get("STATEGRAPH_HYPOTHESIS_PROFILE", "ci"))

@@ -1,0 +1,203 @@
+"""Hypothesis strategies for support graphs and the changes that revise them.
+
+What the generated graphs contain, and why:
+
+- 1-4 alternative justifications per derived state, 1-4 premises each, with premises biased
+  towards the first two states (hubs), so losing one support often leaves another;
+- positive cycles of length 2-5 and random back edges, added once both ends exist (a
+  justification may cite a later state); self-loops (length 1) are left to the oracle tests,
+  because the engine rejects a state that cites itself;
+- ``unless`` edges to existing states and to *ghost* ids (``g0``..``g3``) that do not exist yet
+  and may be asserted later, and negative cycles through ``unless`` (undefined states);
+- actions, pending and executed, among beliefs and plans;
+- changes of 1-3 operations each: retract, assert a fact, supersede, add or remove a
+  justification; every generated change is valid for the memory it applies to.
+
+Choices are drawn so that Hypothesis shrinks towards the plain case (no ``unless``, no extra
+edges, facts and retractions), which keeps counterexamples short.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from .graphs import DERIVED_KINDS, FACT, ChangeSpec, Just, Mirror, Node, Scenario
+
+GHOSTS = ("g0", "g1", "g2", "g3")
+"""Ids that ``unless`` may name before any state has them (defaults awaiting a blocker)."""
+
+OPERATIONS = ("retract", "assert", "supersede", "add", "remove")
+
+
+def _chance(draw: st.DrawFn, percent: int) -> bool:
+    """True with about ``percent``% probability; shrinks towards False."""
+    return draw(st.integers(0, 99)) >= 100 - percent
+
+
+def _ids(draw: st.DrawFn, pool: list[str], lo: int, hi: int, hubs: int = 2) -> list[str]:
+    """1..n distinct ids from ``pool``, biased towards the first ``hubs`` ids (shared premises)."""
+    if not pool:
+        return []
+    pick = st.one_of(st.sampled_from(pool[:hubs]), st.sampled_from(pool))
+    return draw(st.lists(pick, min_size=min(lo, len(pool)), max_size=hi, unique=True))
+
+
+def _unless(draw: st.DrawFn, pool: list[str], negation: bool, percent: int = 20) -> list[str]:
+    if not negation or not pool or not _chance(draw, percent):
+        return []
+    return draw(st.lists(st.sampled_from(pool), min_size=1, max_size=2, unique=True))
+
+
+def node(draw: st.DrawFn, sid: str, *, derived_ok: bool) -> Node:
+    """A state with a kind (and a status for actions)."""
+    kind = draw(st.sampled_from((FACT, *DERIVED_KINDS))) if derived_ok else FACT
+    status = draw(st.sampled_from(("pending", "executed"))) if kind == "action" else None
+    return Node(sid, kind, status)
+
+
+def justification(
+    draw: st.DrawFn, head: str, premise_pool: list[str], unless_pool: list[str], negation: bool
+) -> Just | None:
+    """One justification of ``head`` over the pools (never citing ``head`` itself)."""
+    premises = _ids(draw, [p for p in premise_pool if p != head], 1, 4)
+    if not premises:
+        return None
+    unless = _unless(draw, [u for u in unless_pool if u != head], negation)
+    return Just.of(head, premises, unless)
+
+
+def _cycles(draw: st.DrawFn, derived: list[str], ids: list[str], negation: bool) -> list[Just]:
+    """Positive cycles (2-5 states), negative cycles through ``unless`` and back edges."""
+    extra: list[Just] = []
+    if len(derived) >= 2:
+        for _ in range(draw(st.integers(0, 2))):
+            size = draw(st.integers(2, min(5, len(derived))))
+            ring = draw(st.lists(st.sampled_from(derived), min_size=2, max_size=size, unique=True))
+            for i, head in enumerate(ring):
+                nxt = ring[(i + 1) % len(ring)]
+                others = _ids(draw, [p for p in ids if p not in (head, nxt)], 0, 1)
+                unless = _unless(draw, [u for u in ids + list(GHOSTS) if u != head], negation)
+                extra.append(Just.of(head, [nxt, *others], unless))
+        if negation and _chance(draw, 35):
+            ring = draw(st.lists(st.sampled_from(derived), min_size=2, max_size=3, unique=True))
+            for i, head in enumerate(ring):
+                premise = draw(st.sampled_from([p for p in ids if p != head]))
+                extra.append(Just.of(head, [premise], [ring[(i + 1) % len(ring)]]))
+    if derived:
+        for _ in range(draw(st.integers(0, 3))):
+            head = draw(st.sampled_from(derived))
+            j = justification(draw, head, ids, ids + list(GHOSTS), negation)
+            if j is not None:
+                extra.append(j)
+    return extra
+
+
+def change(draw: st.DrawFn, mirror: Mirror, counter: list[int], negation: bool) -> ChangeSpec:
+    """A valid change for ``mirror`` with 1-3 operations (``counter`` numbers new ids)."""
+    retract: list[str] = []
+    asserted: list[Node] = []
+    supersede: list[tuple[str, Node]] = []
+    add: list[Just] = []
+    remove: list[Just] = []
+    existing = sorted(mirror.nodes)
+
+    def busy() -> set[str]:
+        return set(retract) | {o for o, _ in supersede} | {j.head for j in add + remove}
+
+    for _ in range(draw(st.integers(1, 3))):
+        op = draw(st.sampled_from(OPERATIONS))
+        free = sorted(mirror.active - busy())
+        if op in ("retract", "supersede") and free:
+            target = draw(st.sampled_from(free))
+            if op == "retract":
+                retract.append(target)
+            else:
+                counter[0] += 1
+                supersede.append((target, Node(f"r{counter[0]}")))
+        elif op == "add":
+            heads = [s for s in free if mirror.is_derived_active(s)]
+            if heads:
+                head = draw(st.sampled_from(heads))
+                j = justification(draw, head, existing, existing + list(GHOSTS), negation)
+                if j is not None and j not in remove:
+                    add.append(j)
+        elif op == "remove":
+            removable = [
+                j
+                for j in sorted(mirror.justs)
+                if j.head in free and mirror.is_derived_active(j.head) and j not in add
+            ]
+            if removable:
+                remove.append(draw(st.sampled_from(removable)))
+        else:
+            taken = set(mirror.nodes) | {n.id for n in asserted}
+            ghosts = [g for g in GHOSTS if g not in taken] if negation else []
+            counter[0] += 1
+            sid = draw(st.sampled_from([*ghosts, f"n{counter[0]}"]))
+            asserted.append(Node(sid))
+    spec = ChangeSpec(
+        tuple(sorted(retract)), tuple(asserted), tuple(supersede), tuple(add), tuple(remove)
+    )
+    mirror.apply(spec)
+    return spec
+
+
+@st.composite
+def scenarios(
+    draw: st.DrawFn, *, max_nodes: int = 10, max_changes: int = 3, negation: bool = True
+) -> Scenario:
+    """A memory of up to ``max_nodes`` states, extra edges, then 1..``max_changes`` changes.
+
+    ``negation=False`` gives positive programs only (no ``unless``, no ghosts), for the
+    pyDatalog second opinion.
+    """
+    count = draw(st.integers(1, max_nodes))
+    mirror = Mirror()
+    nodes: list[tuple[Node, tuple[Just, ...]]] = []
+    for i in range(count):
+        sid = f"s{i}"
+        earlier = [n.id for n, _ in nodes]
+        n = node(draw, sid, derived_ok=bool(earlier))
+        justs: list[Just] = []
+        if n.kind != FACT:
+            for _ in range(draw(st.integers(1, 4))):
+                j = justification(draw, sid, earlier, earlier + list(GHOSTS), negation)
+                if j is not None and j not in justs:
+                    justs.append(j)
+        nodes.append((n, tuple(justs)))
+        mirror.add(n, justs)
+    ids = [n.id for n, _ in nodes]
+    derived = [n.id for n, _ in nodes if n.kind != FACT]
+    extra = tuple(dict.fromkeys(_cycles(draw, derived, ids, negation)))
+    if extra:
+        mirror.apply(ChangeSpec(add=extra))
+    counter = [0]
+    changes = tuple(
+        change(draw, mirror, counter, negation) for _ in range(draw(st.integers(1, max_changes)))
+    )
+    return Scenario(tuple(nodes), extra, changes)
+
+
+@st.composite
+def programs(
+    draw: st.DrawFn, *, max_atoms: int = 12, negation: bool = True, self_loops: bool = True
+) -> tuple[frozenset[str], list[tuple[str, tuple[str, ...], tuple[str, ...]]]]:
+    """A raw logic program for the oracle-only tests: facts and rules over ``a0..a{n-1}``.
+
+    Unlike :func:`scenarios`, any atom may cite any other, including itself (cycles of length
+    1), and atoms may have no rule at all: this exercises the oracles on what the engine's API
+    cannot even express.
+    """
+    n = draw(st.integers(1, max_atoms))
+    atoms = [f"a{i}" for i in range(n)]
+    facts = frozenset(draw(st.lists(st.sampled_from(atoms), max_size=n, unique=True)))
+    rules = []
+    for _ in range(draw(st.integers(0, 2 * n))):
+        head = draw(st.sampled_from(atoms))
+        pool = atoms if self_loops else [a for a in atoms if a != head]
+        if not pool:
+            continue
+        premises = tuple(draw(st.lists(st.sampled_from(pool), min_size=1, max_size=4)))
+        unless = tuple(_unless(draw, pool, negation, percent=40))
+        rules.append((head, premises, unless))
+    return facts, rules

@@ -1,0 +1,157 @@
+"""The oracles checked before they judge anything: tables, each other, and brute force.
+
+Oracle (a) is checked three ways: hand-computed tables of the cases the contract names; equality
+with pyDatalog (oracle (b)) on positive programs, the second opinion; and, on programs with
+``unless``, the defining bracket of the well-founded model against brute-force stable models
+(every stable model contains the true set and lies within true + undefined).
+"""
+
+from __future__ import annotations
+
+from itertools import chain, combinations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from .oracles.datalog import datalog_least_model
+from .oracles.wfm import Model, Rule, well_founded_model
+from .strategies import programs, scenarios
+
+TABLE: list[tuple[str, list[str], list[Rule], set[str], set[str]]] = [
+    ("chain", ["f"], [("b", ["f"], []), ("p", ["b"], [])], {"f", "b", "p"}, set()),
+    ("alternative support", ["f"], [("b", ["g"], []), ("b", ["f"], [])], {"f", "b"}, set()),
+    ("dead positive cycle", [], [("a", ["b"], []), ("b", ["a"], [])], set(), set()),
+    ("self loop", ["f"], [("a", ["a"], []), ("b", ["a", "f"], [])], {"f"}, set()),
+    (
+        "cycle with outside support",
+        ["f"],
+        [("a", ["b"], []), ("b", ["a"], []), ("a", ["f"], [])],
+        {"f", "a", "b"},
+        set(),
+    ),
+    ("default holds", ["f"], [("b", ["f"], ["x"])], {"f", "b"}, set()),
+    ("default blocked", ["f", "x"], [("b", ["f"], ["x"])], {"f", "x"}, set()),
+    ("even negative cycle", ["f"], [("a", ["f"], ["b"]), ("b", ["f"], ["a"])], {"f"}, {"a", "b"}),
+    ("odd negative loop", ["f"], [("a", ["f"], ["a"])], {"f"}, {"a"}),
+    (
+        "undefined propagates",
+        ["f"],
+        [("a", ["f"], ["b"]), ("b", ["f"], ["a"]), ("c", ["a"], []), ("d", ["f"], ["c"])],
+        {"f"},
+        {"a", "b", "c", "d"},
+    ),
+    (
+        "undefined premise, true alternative",
+        ["f"],
+        [("a", ["f"], ["b"]), ("b", ["f"], ["a"]), ("c", ["a"], []), ("c", ["f"], [])],
+        {"f", "c"},
+        {"a", "b"},
+    ),
+    (
+        "stratified negation",
+        ["f"],
+        [("a", ["f"], ["b"]), ("b", ["c"], []), ("c", ["b"], [])],
+        {"f", "a"},
+        set(),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("facts", "rules", "true", "undefined"),
+    [case[1:] for case in TABLE],
+    ids=[case[0] for case in TABLE],
+)
+def test_wfm_table(
+    facts: list[str], rules: list[Rule], true: set[str], undefined: set[str]
+) -> None:
+    """Hand-computed well-founded models of the cases the contract names."""
+    assert well_founded_model(facts, rules) == Model(frozenset(true), frozenset(undefined))
+
+
+@pytest.mark.parametrize(
+    ("facts", "rules", "true"),
+    [(c[1], c[2], c[3]) for c in TABLE if not any(r[2] for r in c[2])],
+    ids=[c[0] for c in TABLE if not any(r[2] for r in c[2])],
+)
+def test_datalog_table(facts: list[str], rules: list[Rule], true: set[str]) -> None:
+    """pyDatalog agrees with the hand-computed positive cases (so it is wired up right)."""
+    assert datalog_least_model(facts, rules) == frozenset(true)
+
+
+@settings(max_examples=60)
+@given(programs(max_atoms=10, negation=False))
+def test_wfm_equals_datalog_on_positive_programs(
+    program: tuple[frozenset[str], list[Rule]],
+) -> None:
+    """Second opinion: on positive programs (self-loops included) (a) == (b), nothing undefined."""
+    facts, rules = program
+    model = well_founded_model(facts, rules)
+    assert model.undefined == frozenset()
+    assert model.true == datalog_least_model(facts, rules)
+
+
+@settings(max_examples=40)
+@given(scenarios(max_nodes=8, max_changes=2, negation=False))
+def test_wfm_equals_datalog_on_positive_support_graphs(scenario: object) -> None:
+    """Second opinion on the same graphs the engine sees, after every change."""
+    from .graphs import Mirror, Scenario
+
+    assert isinstance(scenario, Scenario)
+    mirror = Mirror()
+    for node, justs in scenario.nodes:
+        mirror.add(node, justs)
+    for step in [None, *scenario.steps()]:
+        if step is not None:
+            mirror.apply(step)
+        model = mirror.model()
+        assert model.undefined == frozenset()
+        assert model.true == datalog_least_model(mirror.facts(), mirror.rules())
+
+
+def _naive_least_model(facts: frozenset[str], rules: list[tuple[str, tuple[str, ...]]]) -> set[str]:
+    """Least model by naive iteration (no worklist), for the brute-force check."""
+    model = set(facts)
+    while True:
+        new = {h for h, body in rules if set(body) <= model} - model
+        if not new:
+            return model
+        model |= new
+
+
+def _stable_models(facts: frozenset[str], rules: list[Rule]) -> list[frozenset[str]]:
+    """All stable models, by trying every candidate set (Gelfond-Lifschitz reduct)."""
+    atoms = sorted(facts | {h for h, _, _ in rules})
+    found = []
+    subsets = chain.from_iterable(combinations(atoms, k) for k in range(len(atoms) + 1))
+    for subset in subsets:
+        candidate = frozenset(subset)
+        reduct = [(h, tuple(p)) for h, p, u in rules if not set(u) & candidate]
+        if _naive_least_model(facts, reduct) == candidate:
+            found.append(candidate)
+    return found
+
+
+@settings(max_examples=150)
+@given(programs(max_atoms=7, negation=True))
+def test_wfm_brackets_every_stable_model(program: tuple[frozenset[str], list[Rule]]) -> None:
+    """true <= every stable model <= true + undefined; a two-valued WFM is the stable model."""
+    facts, rules = program
+    model = well_founded_model(facts, rules)
+    stable = _stable_models(facts, rules)
+    for sm in stable:
+        assert model.true <= sm <= model.true | model.undefined
+    if not model.undefined:
+        assert stable == [model.true]
+
+
+@given(st.data())
+@settings(max_examples=20)
+def test_wfm_ignores_rule_and_fact_order(data: st.DataObject) -> None:
+    """The oracle is a function of the program as a set (so shuffled builds can share it)."""
+    facts, rules = data.draw(programs(max_atoms=8))
+    shuffled = data.draw(st.permutations(rules))
+    assert well_founded_model(sorted(facts, reverse=True), shuffled) == well_founded_model(
+        facts, rules
+    )
