@@ -29,6 +29,7 @@ from stategraph.bench.perf.workload import KIND_NAMES, Workload
 __all__ = ["engine_inputs", "load_store", "open_and_revise", "run_worker", "worker_main"]
 
 _MB = 1024.0
+_WORKER = "stategraph.bench.perf.worker"
 
 
 def _rss_mb() -> float:
@@ -112,9 +113,22 @@ def open_and_revise(wl: Workload, db: Path) -> dict[str, Any]:
     return {"open_s": open_s, "open_rss_mb": open_rss, "runs": runs}
 
 
-def run_worker(step: str, workload: Path, db: Path) -> dict[str, Any]:
-    """Run one step (``load`` or ``revise``) in a fresh Python process; returns its result."""
-    cmd = [sys.executable, "-m", "stategraph.bench.perf.worker", step, str(workload), str(db)]
+def run_worker(step: str, workload: Path, db: Path, profile: Path | None = None) -> dict[str, Any]:
+    """Run one step (``load`` or ``revise``) in a fresh Python process; returns its result.
+
+    With ``profile``, the child runs under cProfile and writes its stats there (the profiler
+    slows the step down, so its timings are not comparable with an unprofiled run).
+    """
+    prof = ["-m", "cProfile", "-o", str(profile)] if profile else []
+    cmd = [
+        sys.executable,
+        *prof,
+        "-m",
+        "stategraph.bench.perf.worker",
+        step,
+        str(workload),
+        str(db),
+    ]
     out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True)
     result: dict[str, Any] = json.loads(out.stdout)
     return result

@@ -64,6 +64,13 @@ def ratios(systems: Mapping[str, Mapping[str, Any]]) -> dict[str, float | None]:
     }
 
 
+_ORDER = ("clingo-full", "clingo-multishot", "python-lfp", "jtms", "networkx", "pydatalog")
+
+
+def _rank(order: list[str], name: str) -> int:
+    return order.index(name) if name in order else len(order)
+
+
 def _ms(v: float | None) -> str:
     if v is None:
         return "-"
@@ -95,7 +102,8 @@ def render(doc: Mapping[str, Any]) -> str:
         sg = r["systems"]["stategraph"]
         head = ["system", "p50", "p95", "hub", "n", "p50/sg", "hub/sg", "check"]
         rows = [head]
-        for name, s in r["systems"].items():
+        order = ["stategraph", *_ORDER]
+        for name, s in sorted(r["systems"].items(), key=lambda kv: _rank(order, kv[0])):
             check = "agree" if s.get("agree") else "DISAGREE" if "agree" in s else "-"
             if "answer_mean" in s:
                 check = f"answers {s['answer_mean']:.1f} avg, hub {s['answer_hub']}"

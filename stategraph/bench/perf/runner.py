@@ -66,6 +66,9 @@ class PerfOptions:
     pydatalog_timeout_s: float = 120.0
     systems: list[str] = field(default_factory=lambda: list(ALTERNATIVES))
     workdir: Path | None = None
+    profile: Path | None = None
+    """A folder to write cProfile stats of the engine's steps to (``load-N.prof``,
+    ``revise-N.prof``); timings of a profiled run are inflated."""
 
 
 Progress = Callable[[str], None]
@@ -78,13 +81,17 @@ def _stderr(msg: str) -> None:
 def run_perf(options: PerfOptions, progress: Progress = _stderr) -> dict[str, Any]:
     """Run every size; returns the ``--json`` document (skips are reported via ``progress``)."""
     doc: dict[str, Any] = {"machine": machine(), "seed": options.seed, "sizes": {}}
+    gave_up: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="stategraph-perf-", dir=options.workdir) as tmp:
-        for n in options.sizes:
-            doc["sizes"][str(n)] = _run_size(n, options, Path(tmp), progress)
+        for n in sorted(options.sizes):
+            doc["sizes"][str(n)] = _run_size(n, options, Path(tmp), progress, gave_up)
     return doc
 
 
-def _run_size(n: int, options: PerfOptions, tmp: Path, progress: Progress) -> dict[str, Any]:
+def _run_size(
+    n: int, options: PerfOptions, tmp: Path, progress: Progress, gave_up: dict[str, str]
+) -> dict[str, Any]:
+    """Measure one size; a system that failed at a smaller size is not retried (``gave_up``)."""
     progress(f"perf: {n} states: generating (seed {options.seed})")
     wl = generate(n, options.seed, options.premises)
     pickled = tmp / f"workload-{n}.pickle"
@@ -92,9 +99,10 @@ def _run_size(n: int, options: PerfOptions, tmp: Path, progress: Progress) -> di
         pickle.dump(wl, f, protocol=pickle.HIGHEST_PROTOCOL)
     db = tmp / f"store-{n}.db"
     progress(f"perf: {n} states, {len(wl.justs)} justifications: loading into {db.name}")
-    load = run_worker("load", pickled, db)
+    prof = options.profile
+    load = run_worker("load", pickled, db, prof / f"load-{n}.prof" if prof else None)
     progress(f"perf: loaded in {load['load_s']:.2f} s ({load['load_path']}); opening, revising")
-    rev = run_worker("revise", pickled, db)
+    rev = run_worker("revise", pickled, db, prof / f"revise-{n}.prof" if prof else None)
     runs = rev["runs"]
     times = [r["ms"] for r in runs[:-1]]
     result: dict[str, Any] = {
@@ -123,7 +131,7 @@ def _run_size(n: int, options: PerfOptions, tmp: Path, progress: Progress) -> di
     }
     expected = [set(r["changed"]) for r in runs]
     for name in options.systems:
-        why = _why_skip(name, n, options)
+        why = gave_up.get(name) or _why_skip(name, n, options)
         if why:
             progress(f"perf: {name} skipped at {n}: {why}")
             continue
@@ -132,6 +140,7 @@ def _run_size(n: int, options: PerfOptions, tmp: Path, progress: Progress) -> di
             result["systems"][name] = _measure(name, wl, expected, options)
         except Skipped as exc:
             progress(f"perf: {name} skipped at {n}: {exc}")
+            gave_up[name] = f"gave up at {n} states ({exc})"
         gc.collect()
         got = result["systems"].get(name, {})
         if got.get("agree") is False:
@@ -145,11 +154,7 @@ def _why_skip(name: str, n: int, options: PerfOptions) -> str | None:
     if module and importlib.util.find_spec(module) is None:
         return f"{module} is not installed"
     if name == "pydatalog" and n > options.pydatalog_max:
-        return (
-            f"its resolution is superlinear here (already > {options.pydatalog_timeout_s:.0f} s "
-            f"for one model of some 10^3-state graphs); not attempted above "
-            f"{options.pydatalog_max} states"
-        )
+        return f"not attempted above {options.pydatalog_max} states (its resolution is superlinear)"
     return None
 
 
