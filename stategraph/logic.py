@@ -39,7 +39,14 @@ from stategraph.errors import LogicError
 from stategraph.model import Truth
 from stategraph.resources import data_root
 
-__all__ = ["Program", "Rule", "WellFoundedModel", "strongly_connected", "well_founded"]
+__all__ = [
+    "IncrementalProgram",
+    "Program",
+    "Rule",
+    "WellFoundedModel",
+    "strongly_connected",
+    "well_founded",
+]
 
 Node = Hashable
 
@@ -311,3 +318,69 @@ def _alternating(
         if nxt == under:
             return WellFoundedModel(under, over - under, "alternating", solves, cycles)
         under = nxt
+
+
+class IncrementalProgram:
+    """A large program fed to clingo's backend rule by rule, nodes numbered ``0..n-1``.
+
+    Bulk loading uses it to compute the well-founded model of a whole store without ever
+    materialising the program in Python: rules stream from the input straight into clingo.
+    Every ``unless`` node gets an ``assumed`` external from the start, so the same ground
+    program serves the alternating fixpoint (a program without ``unless`` needs one solve).
+    """
+
+    def __init__(self, nodes: int) -> None:
+        self.ctl = clingo.Control(["--warn=none"])
+        self._backend = self.ctl.backend()
+        self._b = self._backend.__enter__()  # type: ignore[no-untyped-call]
+        self.holds = [self._b.add_atom() for _ in range(nodes)]
+        self.assumed: dict[int, int] = {}
+
+    def fact(self, node: int) -> None:
+        """``node`` holds."""
+        self._b.add_rule([self.holds[node]])
+
+    def rule(self, head: int, pos: Sequence[int], neg: Sequence[int]) -> None:
+        """``head :- pos..., not neg...``."""
+        body = [self.holds[p] for p in pos]
+        for u in neg:
+            lit = self.assumed.get(u)
+            if lit is None:
+                lit = self.assumed[u] = self._b.add_atom()
+                self._b.add_external(lit, clingo.TruthValue.False_)
+            body.append(-lit)
+        self._b.add_rule([self.holds[head]], body)
+
+    def solve(self) -> tuple[list[bool], list[bool]]:
+        """Per node: (true, undefined) in the well-founded model."""
+        self._backend.__exit__(None, None, None)  # type: ignore[no-untyped-call]
+        try:
+            return self._solve()
+        except RuntimeError as exc:
+            raise LogicError(f"clingo failed: {exc}") from exc
+
+    def _gamma(self, assumed: list[bool] | None) -> list[bool]:
+        for u, lit in self.assumed.items():
+            self.ctl.assign_external(lit, assumed is not None and assumed[u])
+        found: list[list[bool]] = []
+
+        def on_model(m: clingo.Model) -> None:
+            found.append([m.is_true(lit) for lit in self.holds])
+
+        self.ctl.solve(on_model=on_model)
+        if len(found) != 1:
+            raise LogicError(f"expected exactly one model of a definite program, got {len(found)}")
+        return found[0]
+
+    def _solve(self) -> tuple[list[bool], list[bool]]:
+        under = [False] * len(self.holds)
+        if not self.assumed:
+            over = under = self._gamma(None)
+        else:
+            while True:
+                over = self._gamma(under)
+                nxt = self._gamma(over)
+                if nxt == under:
+                    break
+                under = nxt
+        return under, [o and not u for o, u in zip(over, under, strict=True)]

@@ -268,6 +268,7 @@ def revise(
         return new[sid] if sid in new else graph.value(sid)
 
     grader = _Grader(graph, policy, cone, new_value, model.cycles, past_bound, compatible)
+    moved = {s for s, v in new.items() if v is not graph.value(s)}
     changed: list[ChangedState] = []
     entries: list[Entry] = []
     for sid in sorted(new, key=lambda s: (cone[s], s)):
@@ -278,6 +279,8 @@ def revise(
             continue
         if not graph.is_active(sid) or policy.is_exogenous(graph.states[sid]):
             continue
+        if sid not in moved and sid not in old_justs and moved.isdisjoint(graph.supporters(sid)):
+            continue  # nothing it rests on changed: untouched
         before = old_justs.get(sid) or graph.justifications_of(sid)
         entry = grader.entry(sid, before)
         if entry is not None:

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -34,6 +34,7 @@ from stategraph.model import (
     Justification,
     Origin,
     Report,
+    Source,
     State,
     Truth,
 )
@@ -173,7 +174,8 @@ class Store(Protocol):
         ...
 
 
-def _json(value: Any) -> str:
+def canonical_json(value: Any) -> str:
+    """Compact JSON with sorted keys: the same value always gives the same bytes."""
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
@@ -197,21 +199,54 @@ def _marks(n: int) -> str:
 def state_row(st: State, truth: Truth) -> tuple[Any, ...]:
     """The ``states`` row of a new, active state."""
     status = st.status.value if st.status is not None else None
-    return (st.id, st.kind, status, 1, None, truth.value, int(bool(st.atoms)), st.model_dump_json())
+    return (
+        st.id,
+        st.kind,
+        status,
+        1,
+        None,
+        truth.value,
+        int(bool(st.atoms)),
+        st.model_dump_json(),
+    )
 
 
 def justification_row(j: Justification) -> tuple[str, str, str, str, str]:
     """The ``justifications`` row of a justification."""
     extra = ""
     if j.checked or j.notes or j.rules:
-        extra = _json(
+        extra = canonical_json(
             {
                 "checked": {k: v.value for k, v in j.checked.items()},
                 "notes": j.notes,
                 "rules": j.rules,
             }
         )
-    return (j.head, _json(list(j.premises)), _json(list(j.unless)), j.origin.value, extra)
+    return (
+        j.head,
+        canonical_json(list(j.premises)),
+        canonical_json(list(j.unless)),
+        j.origin.value,
+        extra,
+    )
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def trusted(cls: type[M], values: dict[str, Any]) -> M:
+    """Build a model from values the store itself wrote, skipping validation.
+
+    Revision reads hundreds of rows per change; pydantic's ``model_construct`` costs several
+    microseconds a row, this a fraction of that. ``values`` must name every field with a value
+    of the right type (``tests/core/test_store.py`` holds it equal to validated models).
+    """
+    obj = cls.__new__(cls)
+    object.__setattr__(obj, "__dict__", values)
+    object.__setattr__(obj, "__pydantic_fields_set__", set(values))
+    object.__setattr__(obj, "__pydantic_extra__", None)
+    object.__setattr__(obj, "__pydantic_private__", None)
+    return obj
 
 
 def _justification(head: str, premises: str, unless: str, origin: str, extra: str) -> Justification:
@@ -229,7 +264,7 @@ def _justification(head: str, premises: str, unless: str, origin: str, extra: st
         fields["checked"] = {k: EdgeCheck(v) for k, v in more["checked"].items()}
         fields["notes"] = more["notes"]
         fields["rules"] = tuple(more["rules"])
-    return Justification.model_construct(**fields)
+    return trusted(Justification, fields)
 
 
 class SQLiteStore:
@@ -306,8 +341,18 @@ class SQLiteStore:
             if full:
                 st = State.model_validate_json(row[6])
             else:
-                st = State.model_construct(
-                    id=row[0], kind=row[1], status=ActionStatus(row[2]) if row[2] else None
+                st = trusted(
+                    State,
+                    {
+                        "id": row[0],
+                        "kind": row[1],
+                        "text": "",
+                        "atoms": (),
+                        "source": Source.user,
+                        "status": ActionStatus(row[2]) if row[2] else None,
+                        "metadata": {},
+                        "created_at": None,
+                    },
                 )
             yield st, bool(row[3]), row[4], Truth(row[5])
 
@@ -403,6 +448,19 @@ class SQLiteStore:
         sql = "SELECT body FROM states WHERE has_atoms = 1 AND active = 1 ORDER BY id"
         return [State.model_validate_json(body) for (body,) in self.conn.execute(sql)]
 
+    def present(self, ids: Iterable[str]) -> set[str]:
+        """Which of these ids are stored."""
+        return {r[0] for r in self._select("SELECT id FROM states WHERE id IN ({})", ids)}
+
+    def truths(self, ids: Iterable[str]) -> dict[str, Truth]:
+        """Truth values of the stored states among ``ids``."""
+        sql = "SELECT id, truth FROM states WHERE id IN ({})"
+        return {r[0]: Truth(r[1]) for r in self._select(sql, ids)}
+
+    def heads_citing(self, ids: Iterable[str]) -> set[str]:
+        """Stored heads whose justifications cite any of these ids."""
+        return {r[0] for r in self._select("SELECT head FROM edges WHERE src IN ({})", ids)}
+
     def count(self) -> int:
         """How many states the store holds."""
         return int(self.conn.execute("SELECT count(*) FROM states").fetchone()[0])
@@ -436,7 +494,7 @@ class SQLiteStore:
         )
         c.executemany(
             "DELETE FROM justifications WHERE head=? AND premises=? AND unless=?",
-            [(h, _json(list(p)), _json(list(u))) for h, p, u in rev.removed],
+            [(h, canonical_json(list(p)), canonical_json(list(u))) for h, p, u in rev.removed],
         )
         c.executemany("DELETE FROM edges WHERE src=? AND head=?", rev.dropped_edges)
         self.add_justifications(rev.added)
@@ -463,7 +521,7 @@ class SQLiteStore:
         seq, prev = self._last()
         seq += 1
         at = datetime.now(UTC).isoformat(timespec="microseconds")
-        config_json = _json(config)
+        config_json = canonical_json(config)
         digest = _chain(prev, seq, at, change_json, report_json, config_json)
         self.conn.execute(
             "INSERT INTO revisions VALUES (?,?,?,?,?,?,?)",
@@ -511,7 +569,8 @@ class SQLiteStore:
         """Persist a setting (JSON value)."""
         with self.transaction():
             self.conn.execute(
-                "INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"setting:{key}", _json(value))
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                (f"setting:{key}", canonical_json(value)),
             )
 
     def close(self) -> None:

@@ -145,3 +145,17 @@ def test_a_store_of_another_schema_version_is_refused(tmp_path: Path) -> None:
     conn.close()
     with pytest.raises(StategraphError, match="schema version 99"):
         Memory.open(path)
+
+
+def test_rows_read_back_equal_validated_models(tmp_path: Path) -> None:
+    from stategraph.model import Justification
+
+    mem = Memory.open(tmp_path / "m.db")
+    mem.fact("f")
+    mem.action("a", "text", because=[{"all": ["f"], "unless": ["x"]}], status="executed")
+    mem.plan("p", context=["f"], because=["a"])
+    for j in mem.justifications():
+        assert j == Justification.model_validate(j.model_dump())
+    graph = mem.store.subgraph(["a"])
+    light = graph.states["a"]
+    assert (light.id, light.kind, light.status) == ("a", "action", mem.state("a").status)
