@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 
 from stategraph import Memory
-from stategraph.graph import SupportGraph
 from stategraph.errors import (
     DuplicateStateError,
     InvalidChangeError,
@@ -17,6 +16,7 @@ from stategraph.errors import (
     StategraphError,
     UnknownStateError,
 )
+from stategraph.graph import SupportGraph
 
 
 @pytest.fixture

@@ -36,9 +36,7 @@ def test_installed_wheel_finds_its_encodings(tmp_path: Path) -> None:
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "--no-deps", "-q", str(wheel)], check=True
-    )
+    subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "-q", str(wheel)], check=True)
     # dependencies come from the test environment; stategraph itself only from the wheel
     # (an editable install is a .pth file, which PYTHONPATH entries do not process)
     env = {**os.environ, "PYTHONPATH": sysconfig.get_paths()["purelib"]}

@@ -1,0 +1,112 @@
+"""Bulk loading gives the same memory as adding states one by one, atomically."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from stategraph import Justification, Memory, State
+from stategraph.errors import InvalidChangeError, SelfJustificationError, UnknownStateError
+
+STATES = [
+    State(id="f", kind="fact"),
+    State(id="g", kind="fact"),
+    State(id="a", kind="belief"),
+    State(id="b", kind="belief"),
+    State(id="c", kind="plan"),
+    State(id="d", kind="belief"),
+    State(id="e", kind="belief"),
+    State(id="x", kind="action"),
+]
+JUSTS = [
+    Justification(head="a", premises=["f"]),
+    Justification(head="b", premises=["a"]),
+    Justification(head="a", premises=["b"]),  # a cycle with outside support
+    Justification(head="c", premises=["f", "g"], unless=["zz"]),
+    Justification(head="d", premises=[], unless=["e"]),  # a negative cycle
+    Justification(head="e", premises=[], unless=["d"]),
+    Justification(head="x", premises=["c"]),
+]
+
+
+def one_by_one() -> Memory:
+    mem = Memory()
+    for st in STATES:
+        mem.add(st)
+    mem.revise({"add_justifications": [j.model_dump() for j in JUSTS]})
+    return mem
+
+
+def test_same_model_as_incremental() -> None:
+    bulk = Memory()
+    summary = bulk.bulk_load(STATES, JUSTS)
+    ref = one_by_one()
+    assert bulk.holding() == ref.holding() == {"f", "g", "a", "b", "c", "x"}
+    assert bulk.undefined() == ref.undefined() == {"d", "e"}
+    assert summary["states"] == 8 and summary["holding"] == 6 and summary["undefined"] == 2
+    assert bulk.state("x").status is not None  # actions get their default status
+    # and revisions on top behave the same
+    assert bulk.retract("f").to_json() == ref.retract("f").to_json()
+
+
+def test_bulk_on_top_of_a_store_uses_boundary_values() -> None:
+    mem = Memory()
+    mem.fact("old")
+    mem.fact("gone")
+    mem.retract("gone")
+    mem.bulk_load(
+        [State(id="n1", kind="belief"), State(id="n2", kind="belief")],
+        [
+            Justification(head="n1", premises=["old"]),
+            Justification(head="n2", premises=["gone"]),
+        ],
+    )
+    assert mem.holding() == {"old", "n1"}
+    assert mem.retract("old").invalidated == ["n1"]
+
+
+def test_logged_once_with_a_digest(tmp_path: Path) -> None:
+    mem = Memory.open(tmp_path / "m.db")
+    summary = mem.bulk_load(STATES, JUSTS)
+    (entry,) = mem.history()
+    assert entry.report is None and entry.summary == summary
+    assert len(summary["sha256"]) == 64
+    assert mem.verify_log() == 1
+
+
+@pytest.mark.parametrize(
+    ("states", "justs", "error", "names"),
+    [
+        ([*STATES, State(id="f")], [], InvalidChangeError, "'f' appears twice"),
+        (STATES, [Justification(head="zz", premises=["f"])], InvalidChangeError, "'zz'"),
+        (STATES, [Justification(head="a", premises=["ghost"])], UnknownStateError, "ghost"),
+        (STATES, [Justification(head="a", premises=["a"])], SelfJustificationError, "'a'"),
+        (STATES, [Justification(head="f", premises=["g"])], InvalidChangeError, "'f' is a fact"),
+    ],
+)
+def test_bad_input_writes_nothing(
+    tmp_path: Path,
+    states: list[State],
+    justs: list[Justification],
+    error: type[Exception],
+    names: str,
+) -> None:
+    path = tmp_path / "m.db"
+    mem = Memory.open(path)
+    mem.fact("keep")
+    before = list(sqlite3.connect(path).iterdump())
+    with pytest.raises(error, match=names):
+        mem.bulk_load(states, justs)
+    assert list(sqlite3.connect(path).iterdump()) == before
+
+
+def test_existing_ids_and_blockers_are_refused() -> None:
+    mem = Memory()
+    mem.fact("f")
+    mem.belief("b", unless=["later"])
+    with pytest.raises(InvalidChangeError, match="'f' already exists"):
+        mem.bulk_load([State(id="f")])
+    with pytest.raises(InvalidChangeError, match="with revise"):
+        mem.bulk_load([State(id="later")])
