@@ -41,7 +41,8 @@ def render_report(report: Report) -> str:
         r = e.reason
         for lost in r.lost:
             gone = ", ".join(lost.failed + lost.blocked_by) or "removed"
-            extra.append(f"lost [{', '.join(lost.justification.premises)}] ({gone})")
+            via = f" via {', '.join(lost.justification.rules)}" if lost.justification.rules else ""
+            extra.append(f"lost [{', '.join(lost.justification.premises)}]{via} ({gone} gone)")
         if r.surviving:
             extra.append(f"carried by [{', '.join(r.surviving.premises)}]")
         if r.cycle:
@@ -59,7 +60,7 @@ def _emit(report: Report, as_json: bool) -> None:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    _emit(demo.run(args.lang), args.json)
+    _emit(demo.run(args.lang, text_only=args.text), args.json)
     return 0
 
 
@@ -173,6 +174,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="run the seed scenario (a move that is called off)")
     p.add_argument("--lang", choices=sorted(demo.SCENARIO), default="en")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument(
+        "--text",
+        action="store_true",
+        help="text only: the grounder and the rule packs find the dependencies",
+    )
     p.set_defaults(func=_cmd_demo)
 
     def store_cmd(name: str, help_: str) -> argparse.ArgumentParser:

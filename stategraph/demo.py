@@ -35,20 +35,35 @@ SCENARIO: dict[str, dict[str, str]] = {
 }
 
 
-def build(lang: str = "en", path: str | Path | None = None) -> Memory:
-    """The memory before the change."""
+GROUNDER = "stategraph.rule_grounder.v1"
+
+
+def build(lang: str = "en", path: str | Path | None = None, text_only: bool = False) -> Memory:
+    """The memory before the change.
+
+    Args:
+        lang: ``"en"`` or ``"zh"``.
+        path: a SQLite file, or None for a memory in memory.
+        text_only: give the memories as text alone (no ``because``): the grounder turns each
+            text into atoms and the rule packs find the dependencies.
+    """
     t = SCENARIO[lang]
-    mem = Memory(path)
+    if text_only:
+        mem = Memory(path, rules="all", grounder=GROUNDER)
+        because: list[str] = []
+    else:
+        mem = Memory(path)
+        because = ["m1"]
     mem.fact("m1", t["m1"])
-    mem.belief("m2", t["m2"], because=["m1"])
-    mem.action("m3", t["m3"], because=["m1"], status="pending")
+    mem.belief("m2", t["m2"], because=because)
+    mem.action("m3", t["m3"], because=because, status="pending")
     mem.fact("m4", t["m4"])
     return mem
 
 
-def run(lang: str = "en", path: str | Path | None = None) -> Report:
+def run(lang: str = "en", path: str | Path | None = None, text_only: bool = False) -> Report:
     """Build the scenario and revise it: m1 is superseded by m1b."""
-    mem = build(lang, path)
+    mem = build(lang, path, text_only)
     try:
         return mem.supersede("m1", {"id": "m1b", "kind": "fact", "text": SCENARIO[lang]["m1b"]})
     finally:

@@ -253,15 +253,23 @@ class Memory:
         new_states = [*change.assert_, *(s.with_ for s in change.supersede)]
         links = None
         added: list[Justification] = []
+        stale: list[Justification] = []
         if self._linker is not None and any(s.atoms for s in new_states):
-            gone = {*change.retract, *(s.id for s in change.supersede)}
-            active = {s.id: s for s in self.store.with_atoms() if s.id not in gone}
-            active.update({s.id: s for s in new_states})
-            derived = [s for s, st in active.items() if not self.policy.is_exogenous(st)]
-            links = self._linker.link({s: st.atoms for s, st in active.items()}, derived)
-            candidates = links.justifications()
-            known = self.store.existing(j.key for j in candidates)
-            added = [j for j in candidates if j.key not in known]
+            # Link over every state with atoms, retracted ones too: they are false, so a
+            # justification citing one fails and one blocked by one is free, as it should be;
+            # the rule justifications of a head are then a function of the store's atoms.
+            states = {s.id: s for s in self.store.with_atoms()}
+            states.update({s.id: s for s in new_states})
+            derived = [s for s, st in states.items() if not self.policy.is_exogenous(st)]
+            links = self._linker.link({s: st.atoms for s, st in states.items()}, derived)
+            produced = {j.key: j for j in links.justifications()}
+            known = self.store.existing(produced)
+            added = [j for k, j in produced.items() if k not in known]
+            stale = [
+                j
+                for j in self.store.justifications_for(derived)
+                if j.origin is Origin.rule and j.key not in produced
+            ]
         compatible = frozenset(
             s.id
             for s in change.supersede
@@ -270,9 +278,13 @@ class Memory:
             & {j.head for j in added if s.with_.id in j.premises}
         )
         checked = tuple(self._check(j, change, links) for j in change.add_justifications)
-        if not added and checked == change.add_justifications:
+        if not added and not stale and checked == change.add_justifications:
             return change, compatible
-        return change.model_copy(update={"add_justifications": checked + tuple(added)}), compatible
+        update = {
+            "add_justifications": checked + tuple(added),
+            "remove_justifications": change.remove_justifications + tuple(stale),
+        }
+        return change.model_copy(update=update), compatible
 
     def _check(self, j: Justification, change: Change, links: Links | None) -> Justification:
         """Classify the candidate premises of a recovered justification, where logic can."""

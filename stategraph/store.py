@@ -146,7 +146,11 @@ class Store(Protocol):
         ...
 
     def with_atoms(self) -> list[State]:
-        """Active states that carry atoms."""
+        """Every state that carries atoms, active or not."""
+        ...
+
+    def justifications_for(self, heads: Iterable[str]) -> list[Justification]:
+        """The justifications of these heads."""
         ...
 
     def commit(self, revision: Revision, config: dict[str, Any]) -> LogEntry:
@@ -432,6 +436,10 @@ class SQLiteStore:
             justs = [_justification(*row) for row in self.conn.execute(sql)]
         return sorted(justs, key=lambda j: j.key)
 
+    def justifications_for(self, heads: Iterable[str]) -> list[Justification]:
+        """The justifications of these heads, sorted by identity."""
+        return sorted(self._justifications_of(heads), key=lambda j: j.key)
+
     def existing(self, keys: Iterable[JustKey]) -> set[JustKey]:
         """Which of these justification identities are stored."""
         wanted = set(keys)
@@ -444,8 +452,8 @@ class SQLiteStore:
         return [j for j in self._justifications_of(heads) if state_id in j.premises]
 
     def with_atoms(self) -> list[State]:
-        """Active states that carry atoms (what rule packs link)."""
-        sql = "SELECT body FROM states WHERE has_atoms = 1 AND active = 1 ORDER BY id"
+        """Every state that carries atoms, active or not (what rule packs link)."""
+        sql = "SELECT body FROM states WHERE has_atoms = 1 ORDER BY id"
         return [State.model_validate_json(body) for (body,) in self.conn.execute(sql)]
 
     def present(self, ids: Iterable[str]) -> set[str]:

@@ -1,0 +1,126 @@
+"""Rule links: the support graph out of atoms and rule packs, and candidate edges checked by
+logic. States carry explicit atoms here so that these tests hold the linking to its contract
+whatever the grounder learns; the text-only end-to-end runs are at the bottom."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from stategraph import Memory
+from stategraph.demo import run
+
+MOVE = 'moves(user,shanghai,shenzhen,"2026-12")'
+
+
+def rules_memory() -> Memory:
+    return Memory(rules="all")
+
+
+def st(sid: str, kind: str, *atoms: str, **extra: Any) -> dict[str, Any]:
+    return {"id": sid, "kind": kind, "atoms": list(atoms), **extra}
+
+
+def test_rules_link_a_belief_to_the_fact_it_rests_on() -> None:
+    mem = rules_memory()
+    mem.add(st("m1", "fact", MOVE))
+    mem.add(st("m2", "belief", "commute_city(user,shenzhen)"))
+    mem.add(st("m3", "action", "cancel_utility(user,broadband)"))
+    mem.add(st("m4", "fact", "prefers_cuisine(user,cantonese)"))
+    (j,) = mem.justifications("m2")
+    assert (j.premises, j.origin.value) == (("m1",), "rule")
+    assert all(r.startswith("relocation:") for r in j.rules) and len(j.rules) == 2
+    report = mem.supersede("m1", st("m1b", "fact", "stays(user,shanghai)"))
+    assert report.invalidated == ["m2", "m3"] and report.consequences == {"m3": "cancel"}
+    assert report.entry("m4") is None
+    lost = report.entry("m2").reason.lost[0].justification  # type: ignore[union-attr]
+    assert lost.origin.value == "rule" and lost.rules == j.rules
+
+
+def test_compatible_update_keeps_rule_derived_states_and_flags_declared_ones() -> None:
+    mem = rules_memory()
+    mem.add(st("m1", "fact", MOVE))
+    mem.add(st("m2", "belief", "commute_city(user,shenzhen)"))
+    mem.belief("m6", "book movers for December", because=["m1"])  # declared only
+    report = mem.supersede("m1", st("m1b", "fact", 'moves(user,shanghai,shenzhen,"2027-01")'))
+    m2 = report.entry("m2")
+    assert m2 is not None and m2.verdict.value == "kept"
+    assert m2.reason.surviving is not None and m2.reason.surviving.premises == ("m1b",)
+    m6 = report.entry("m6")
+    assert m6 is not None and m6.verdict.value == "needs_confirmation"
+    assert (m6.reason.cause, m6.decided_by.value) == ("compatible_update", "policy")
+
+
+def test_an_incompatible_supersession_invalidates_declared_dependents() -> None:
+    mem = rules_memory()
+    mem.add(st("m1", "fact", MOVE))
+    mem.add(st("m2", "belief", "commute_city(user,shenzhen)"))
+    mem.belief("m6", "book movers for December", because=["m1"])
+    report = mem.supersede("m1", st("m1b", "fact", "stays(user,shanghai)"))
+    assert report.invalidated == ["m2", "m6"]
+
+
+def test_candidates_are_checked_by_the_rules() -> None:
+    mem = rules_memory()
+    mem.add(st("m1", "fact", MOVE))
+    mem.add(st("m4", "fact", "prefers_cuisine(user,cantonese)"))
+    mem.add(st("m5", "plan", "recommend(user,activities,shenzhen)"), context=["m1", "m4"])
+    (recovered,) = [j for j in mem.justifications("m5") if j.origin.value == "recovered"]
+    assert recovered.checked == {"m1": "dependency", "m4": "independent"}
+    assert "only through m1" in recovered.notes["m1"]
+    assert "without m4" in recovered.notes["m4"]
+    assert mem.retract("m4").entries == ()
+    assert mem.retract("m1").invalidated == ["m5"]
+
+
+def test_candidates_logic_cannot_decide_stay_undecided() -> None:
+    mem = rules_memory()
+    mem.add(st("m1", "fact", MOVE))
+    mem.add(st("m7", "plan"), context=["m1"])  # no atoms: the rules say nothing
+    (recovered,) = mem.justifications("m7")
+    assert recovered.checked == {}
+    entry = mem.retract("m1").entry("m7")
+    assert entry is not None and entry.verdict.value == "needs_confirmation"
+    assert entry.reason.cause == "unverified_candidate"
+
+
+def test_unless_through_rules_invalidates_and_restores() -> None:
+    mem = rules_memory()
+    mem.add(st("d", "fact", "diagnosed(user,bacterial_infection)"))
+    mem.add(st("p", "belief", "prescribed(user,amoxicillin)"))
+    mem.add(st("q", "belief", "prescribed(user,azithromycin)"))
+    assert mem.holding() == {"d", "p"}
+    report = mem.add(st("a", "fact", "allergic(user,penicillin)"))
+    assert report.invalidated == ["p"] and report.restored == ["q"]
+    report = mem.retract("a")
+    assert report.restored == ["p"] and report.invalidated == ["q"]
+
+
+def test_rule_settings_persist(tmp_path: Any) -> None:
+    path = tmp_path / "m.db"
+    Memory(path, rules=["relocation"]).close()
+    with Memory.open(path) as mem:
+        assert mem.rules == ("relocation",)
+        mem.add(st("m1", "fact", MOVE))
+        mem.add(st("m2", "belief", "commute_city(user,shenzhen)"))
+        assert mem.justifications("m2")[0].origin.value == "rule"
+
+
+def test_malformed_atoms_are_refused() -> None:
+    mem = rules_memory()
+    with pytest.raises(ValueError, match="atoms of m1"):
+        mem.add(st("m1", "fact", "moves(user,"))
+    assert mem.states() == []
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_seed_scenario_from_text_alone(lang: str) -> None:
+    report = run(lang, text_only=True)
+    assert report.invalidated == ["m2", "m3"]
+    assert report.consequences == {"m3": "cancel"}
+    assert report.entry("m4") is None
+    for sid in ("m2", "m3"):
+        lost = report.entry(sid).reason.lost  # type: ignore[union-attr]
+        assert lost and all(x.justification.origin.value == "rule" for x in lost)
+        assert all(x.justification.rules for x in lost)
