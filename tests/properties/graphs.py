@@ -109,6 +109,15 @@ class Scenario:
             yield ChangeSpec(add=self.extra)
         yield from self.changes
 
+    def mirror(self) -> Mirror:
+        """The mirror after every add and step of the scenario."""
+        mirror = Mirror()
+        for node, justs in self.nodes:
+            mirror.add(node, justs)
+        for step in self.steps():
+            mirror.apply(step)
+        return mirror
+
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         """Hypothesis prints falsifying examples with this: the readable form below."""
         printer.text(repr(self))

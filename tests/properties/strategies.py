@@ -142,6 +142,41 @@ def change(draw: st.DrawFn, mirror: Mirror, counter: list[int], negation: bool) 
     return spec
 
 
+def _node_with_support(
+    draw: st.DrawFn, sid: str, earlier: list[str], negation: bool
+) -> tuple[Node, tuple[Just, ...]]:
+    """A new state; a derived one gets 1-4 alternative justifications over earlier states."""
+    n = node(draw, sid, derived_ok=bool(earlier))
+    justs: list[Just] = []
+    if n.kind != FACT:
+        for _ in range(draw(st.integers(1, 4))):
+            j = justification(draw, sid, earlier, earlier + list(GHOSTS), negation)
+            if j is not None and j not in justs:
+                justs.append(j)
+    return n, tuple(justs)
+
+
+def _negative_ring(
+    draw: st.DrawFn, start: int, earlier: list[str], room: int
+) -> list[tuple[Node, tuple[Just, ...]]]:
+    """2-3 new derived states, each supported only by ``premise, not <next in the ring>``.
+
+    The ring's later members do not exist when the first is added: ``unless`` may name a
+    missing id. With no other support, the ring is undefined in the well-founded model (even
+    and odd rings alike) until a change breaks it.
+    """
+    size = draw(st.integers(2, min(3, room)))
+    ids = [f"s{start + k}" for k in range(size)]
+    ring = []
+    for k, sid in enumerate(ids):
+        n = node(draw, sid, derived_ok=True)
+        if n.kind == FACT:
+            n = Node(sid, "belief")
+        premise = draw(st.sampled_from(earlier))
+        ring.append((n, (Just.of(sid, [premise], [ids[(k + 1) % size]]),)))
+    return ring
+
+
 @st.composite
 def scenarios(
     draw: st.DrawFn, *, max_nodes: int = 10, max_changes: int = 3, negation: bool = True
@@ -154,18 +189,15 @@ def scenarios(
     count = draw(st.integers(1, max_nodes))
     mirror = Mirror()
     nodes: list[tuple[Node, tuple[Just, ...]]] = []
-    for i in range(count):
-        sid = f"s{i}"
+    while len(nodes) < count:
         earlier = [n.id for n, _ in nodes]
-        n = node(draw, sid, derived_ok=bool(earlier))
-        justs: list[Just] = []
-        if n.kind != FACT:
-            for _ in range(draw(st.integers(1, 4))):
-                j = justification(draw, sid, earlier, earlier + list(GHOSTS), negation)
-                if j is not None and j not in justs:
-                    justs.append(j)
-        nodes.append((n, tuple(justs)))
-        mirror.add(n, justs)
+        if negation and earlier and len(nodes) + 2 <= count and _chance(draw, 12):
+            batch = _negative_ring(draw, len(nodes), earlier, count - len(nodes))
+        else:
+            batch = [_node_with_support(draw, f"s{len(nodes)}", earlier, negation)]
+        for n, justs in batch:
+            nodes.append((n, justs))
+            mirror.add(n, justs)
     ids = [n.id for n, _ in nodes]
     derived = [n.id for n, _ in nodes if n.kind != FACT]
     extra = tuple(dict.fromkeys(_cycles(draw, derived, ids, negation)))
