@@ -1,15 +1,15 @@
 """The support graph in memory: states, justifications, truth values, and the indexes revision
-needs to find an affected cone without looking at the rest of the store.
+needs to find an affected cone.
 
-Every mutation records its inverse, so a revision that fails half way can be rolled back
-(:meth:`SupportGraph.transaction`): the graph and the SQLite store move together or not at all.
+A revision works on a *subgraph* the store loads for it (the cone and its boundary) and throws
+it away afterwards; the store, not this object, is the memory. So the graph can be mutated
+freely while a revision is computed: if anything fails, nothing was persisted.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator
 
 from stategraph.errors import DuplicateStateError, UnknownStateError
 from stategraph.model import Justification, State, Truth
@@ -36,29 +36,6 @@ class SupportGraph:
         self._by_head: dict[str, dict[JustKey, None]] = {}
         self._by_premise: dict[str, dict[JustKey, None]] = {}
         self._by_unless: dict[str, dict[JustKey, None]] = {}
-        self._undo: list[Callable[[], None]] | None = None
-
-    # ---- transactions -------------------------------------------------------------------
-
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """Undo every mutation made inside the block if it raises."""
-        if self._undo is not None:
-            yield
-            return
-        self._undo = []
-        try:
-            yield
-        except BaseException:
-            for undo in reversed(self._undo):
-                undo()
-            raise
-        finally:
-            self._undo = None
-
-    def _record(self, undo: Callable[[], None]) -> None:
-        if self._undo is not None:
-            self._undo.append(undo)
 
     # ---- queries ------------------------------------------------------------------------
 
@@ -137,7 +114,7 @@ class SupportGraph:
                     queue.append(h)
         return depth
 
-    # ---- mutations (each records its inverse) ----------------------------------------
+    # ---- mutations ----------------------------------------------------------------------
 
     def add_state(self, state: State, truth: Truth = Truth.false) -> None:
         """Add a new state.
@@ -150,33 +127,13 @@ class SupportGraph:
         self.states[state.id] = state
         self.truth[state.id] = truth
 
-        def undo() -> None:
-            del self.states[state.id]
-            del self.truth[state.id]
-
-        self._record(undo)
-
     def deactivate(self, state_id: str, superseded_by: str | None = None) -> None:
         """Mark a state retracted (or superseded); it stays in the graph as history."""
         self.inactive[state_id] = superseded_by
 
-        def undo() -> None:
-            del self.inactive[state_id]
-
-        self._record(undo)
-
     def set_truth(self, state_id: str, truth: Truth) -> None:
         """Record a state's value in the current model."""
-        old = self.truth.get(state_id)
         self.truth[state_id] = truth
-
-        def undo() -> None:
-            if old is None:
-                self.truth.pop(state_id, None)
-            else:
-                self.truth[state_id] = old
-
-        self._record(undo)
 
     def add_justification(self, j: Justification) -> Justification | None:
         """Add (or replace, same identity) a justification; returns the one it replaced."""
@@ -185,9 +142,6 @@ class SupportGraph:
         self._justs[key] = j
         if old is None:
             self._index(key)
-            self._record(lambda: self._drop(key))
-        else:
-            self._record(lambda: self._justs.__setitem__(key, old))
         return old
 
     def remove_justification(self, key: JustKey) -> Justification:
@@ -198,12 +152,6 @@ class SupportGraph:
         """
         old = self._justs[key]
         self._drop(key)
-
-        def undo() -> None:
-            self._justs[key] = old
-            self._index(key)
-
-        self._record(undo)
         return old
 
     def _index(self, key: JustKey) -> None:

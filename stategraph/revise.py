@@ -3,7 +3,7 @@
 The steps, each cone-local so that cost follows the cone and not the store:
 
 1. validate the change against the graph (nothing is touched if it is malformed);
-2. apply it to the graph (inside the caller's transaction, so it can be undone);
+2. apply it to the graph (the revision's own working copy of the cone);
 3. the cone: every state reachable from the changed ones along premise and ``unless`` edges;
 4. the cone as a normal program, states outside it frozen at their current value, solved for
    its well-founded model (:mod:`stategraph.logic`);
@@ -223,8 +223,8 @@ def revise(
 ) -> Revision:
     """Apply ``change`` to ``graph`` and compute the revision.
 
-    Must run inside ``graph.transaction()``: the graph is mutated (structure and truth
-    values), and the caller undoes it if persisting fails.
+    The graph is mutated (structure and truth values): it is the working set the store
+    loaded for this revision (:meth:`~stategraph.store.SQLiteStore.subgraph`).
 
     Args:
         graph: the support graph.
