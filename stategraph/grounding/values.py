@@ -39,8 +39,8 @@ class ValueMatch:
         start: character offset of the mention.
         end: one past its last character.
         label: ``DATE``, ``DOSE`` or ``AMOUNT``.
-        value: the normalised value (``"2026-12"``, ``"500mg"``, ``50000``), or None for a date that cannot
-            be resolved (a month with no year and no reference year).
+        value: the normalised value (``"2026-12"``, ``"500mg"``, ``50000``), or None for a
+            date that cannot be resolved (a month with no year and no reference year).
     """
 
     start: int
@@ -64,8 +64,9 @@ def value_patterns(lang: Lang) -> tuple[tuple[str, re.Pattern[str]], ...]:
 def find_values(text: str, lang: Lang, reference_year: int | None = None) -> list[ValueMatch]:
     """Find the dates, doses and amounts in a text.
 
-    Patterns are tried in file order, dates before doses before amounts; a match that overlaps an earlier
-    one is skipped, so the ``2026`` inside ``2026-12`` never becomes an amount.
+    Patterns are tried in file order, dates before doses before amounts; a match that overlaps
+    an earlier one is skipped, so the ``2026`` inside ``2026-12`` never becomes an amount and
+    the ``500`` of ``500 mg`` never becomes money.
 
     Args:
         text: the memory's text.
