@@ -110,11 +110,18 @@ def _position(m: Mention) -> tuple[int, int, str]:
 def analyse_doc(doc: Doc) -> Analysis:
     """Reduce a doc processed by a grounding pipeline to an :class:`Analysis`."""
     entities = [_mention(s) for key in (ENTITIES_KEY, VALUES_KEY) for s in doc.spans[key]]
+    values = [_mention(s) for s in doc.spans[VALUES_KEY]]
+    # A word inside a date or dose is part of the value, not a cue: the month in "in May
+    # 2027" is no hedge, and "October 12, 2026" is one value, not two clauses.
     cues = [_mention(s) for s in doc.spans[CUES_KEY]]
+    cues = [c for c in cues if not any(v.start <= c.start and c.end <= v.end for v in values)]
+    inside = {i for v in values for i in range(v.start, v.end - 1)}
     sentence_breaks = {t.i for t in doc if t.text.strip() in _SENTENCE_END or "\n" in t.text}
     clause_breaks = sentence_breaks | {t.i for t in doc if t.text in _CLAUSE_END}
     # A clause-break word starts a new clause: break just before it.
     clause_breaks |= {c.start - 1 for c in cues if c.label == _CLAUSE_CUE and c.start > 0}
+    clause_breaks -= inside
+    sentence_breaks -= inside
     return Analysis(
         entities=tuple(sorted(entities, key=_position)),
         cues=tuple(sorted(cues, key=_position)),
