@@ -22,10 +22,8 @@ from pydantic import BaseModel, ValidationError
 from stategraph.errors import InvalidInputError, UnknownStateError
 from stategraph.explain import Proof, WhyNot, why, why_not
 from stategraph.graph import SupportGraph
-from stategraph.linking import Links, RuleLinker
 from stategraph.model import (
     Change,
-    EdgeCheck,
     Justification,
     Origin,
     Report,
@@ -34,6 +32,7 @@ from stategraph.model import (
     Truth,
 )
 from stategraph.policy import Policy
+from stategraph.prepare import Preparer
 from stategraph.revise import revise, seeds
 from stategraph.store import LogEntry, SQLiteStore, Store
 
@@ -150,7 +149,7 @@ class Memory:
         self.max_depth = max_depth
         self.store: Store = store or SQLiteStore(path if path is not None else ":memory:")
         self.rules, self.grounder = self._settings(rules, grounder)
-        self._linker: RuleLinker | None = RuleLinker(self.rules) if self.rules else None
+        self._preparer = Preparer(self.store, self.policy, self.rules, self.grounder)
 
     def _settings(
         self, rules: Sequence[str] | str | None, grounder: str | None
@@ -212,8 +211,7 @@ class Memory:
         change, and candidate (``context``) premises are checked against the rules.
         """
         change = _validated(Change, change, "change")
-        change = self._ground(change)
-        change, compatible = self._link(change)
+        change, compatible = self._preparer.prepare(change)
         graph = self._subgraph(change)
         rev = revise(graph, self.policy, change, self.max_depth, compatible)
         self.store.commit(rev, self.config)
@@ -226,96 +224,6 @@ class Memory:
         for j in (*change.add_justifications, *change.remove_justifications):
             named.update((j.head, *j.premises, *j.unless))
         return self.store.subgraph(named, cone_from=seeds(change))
-
-    def _ground(self, change: Change) -> Change:
-        name = self.grounder
-        if name is None:
-            return change
-        from stategraph.grounding import ground
-
-        def grounded(st: State) -> State:
-            if st.atoms or not st.text:
-                return st
-            atoms = tuple(ground(st.text, grounder=name).texts)
-            return st.model_copy(update={"atoms": atoms})
-
-        return change.model_copy(
-            update={
-                "assert_": tuple(grounded(s) for s in change.assert_),
-                "supersede": tuple(
-                    s.model_copy(update={"with_": grounded(s.with_)}) for s in change.supersede
-                ),
-            }
-        )
-
-    def _link(self, change: Change) -> tuple[Change, frozenset[str]]:
-        """Add rule justifications and candidate checks; find compatible supersessions."""
-        new_states = [*change.assert_, *(s.with_ for s in change.supersede)]
-        links = None
-        added: list[Justification] = []
-        stale: list[Justification] = []
-        if self._linker is not None and any(s.atoms for s in new_states):
-            # Link over every state with atoms, retracted ones too: they are false, so a
-            # justification citing one fails and one blocked by one is free, as it should be;
-            # the rule justifications of a head are then a function of the store's atoms.
-            states = {s.id: s for s in self.store.with_atoms()}
-            states.update({s.id: s for s in new_states})
-            derived = [s for s, st in states.items() if not self.policy.is_exogenous(st)]
-            links = self._linker.link({s: st.atoms for s, st in states.items()}, derived)
-            produced = {j.key: j for j in links.justifications()}
-            known = self.store.existing(produced)
-            added = [j for k, j in produced.items() if k not in known]
-            stale = [
-                j
-                for j in self.store.justifications_for(derived)
-                if j.origin is Origin.rule and j.key not in produced
-            ]
-        compatible = frozenset(
-            s.id
-            for s in change.supersede
-            if added
-            and {j.head for j in self.store.citing(s.id) if j.origin is Origin.rule}
-            & {j.head for j in added if s.with_.id in j.premises}
-        )
-        checked = tuple(self._check(j, change, links) for j in change.add_justifications)
-        if not added and not stale and checked == change.add_justifications:
-            return change, compatible
-        update = {
-            "add_justifications": checked + tuple(added),
-            "remove_justifications": change.remove_justifications + tuple(stale),
-        }
-        return change.model_copy(update=update), compatible
-
-    def _check(self, j: Justification, change: Change, links: Links | None) -> Justification:
-        """Classify the candidate premises of a recovered justification, where logic can."""
-        if not j.candidates():
-            return j
-        head = next((s for s in change.assert_ if s.id == j.head), None)
-        if head is None and (found := self.store.state(j.head)) is not None:
-            head = found[0]
-        others = [
-            o
-            for o in (*change.add_justifications, *self.store.justifications(j.head))
-            if o.head == j.head and o.origin is not Origin.recovered
-        ]
-        checked, notes = dict(j.checked), dict(j.notes)
-        for p in j.candidates():
-            verdict = None
-            if head is not None and self.policy.is_exogenous(head):
-                verdict = (EdgeCheck.independent, f"{j.head} is a fact: it holds on its own")
-            elif links is not None and (by_rules := links.check(j.head, p)) is not None:
-                verdict = by_rules
-            else:
-                other = next((o for o in others if p not in o.premises), None)
-                if other is not None:
-                    verdict = (
-                        EdgeCheck.independent,
-                        f"{j.head} has a {other.origin.value} justification "
-                        f"[{', '.join(other.premises)}] without {p}",
-                    )
-            if verdict is not None:
-                checked[p], notes[p] = verdict
-        return j.model_copy(update={"checked": checked, "notes": notes})
 
     def add(
         self,
