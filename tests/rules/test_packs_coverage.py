@@ -84,6 +84,12 @@ TABLE = [
     ),
     (
         ["scheduling"],
+        [MOVE_DEC, 'trip(user,tokyo,"2027-03")'],
+        {'preparation(user,"2026-12")', 'preparation(user,"2027-03")', "preparation(user,unknown)"},
+        set(),
+    ),
+    (
+        ["scheduling"],
         ['appointment(user,dentist,"2026-12-05")'],
         {'appointment_reminder(user,dentist,"2026-12-05")', "remind(user,dentist)"},
         set(),
@@ -187,6 +193,13 @@ UPDATES = [
         'moves(user,chicago,boulder,"2026-12")',
         "local_service(user,parking_permit,denver)",
         {"cancel_utility(user,gym)", "cancel_utility(user,broadband)"},
+    ),
+    (
+        ["scheduling"],
+        MOVE_DEC,
+        MOVE_JAN,
+        'preparation(user,"2026-12")',
+        {"preparation(user,unknown)", "booking(user,movers,unknown)"},
     ),
     (
         ["finance"],
