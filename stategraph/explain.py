@@ -41,6 +41,8 @@ Value = Callable[[str], Truth]
 
 def body(j: Justification) -> tuple[str, ...]:
     """The premises that count: those not checked and found independent."""
+    if not j.checked:
+        return j.premises
     return tuple(p for p in j.premises if j.checked.get(p) != "independent")
 
 

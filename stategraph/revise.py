@@ -285,6 +285,7 @@ def revise(
         entry = grader.entry(sid, before)
         if entry is not None:
             entries.append(entry)
+    entries = grader.with_surviving(entries)
     for sid, value in new.items():
         if value is not graph.value(sid):
             rev.truth[sid] = value
@@ -320,19 +321,42 @@ class _Grader:
         self.cycle_of = {n: c for c in cycles for n in c}
         self.past_bound = past_bound
         self.compatible = compatible
-        self._levels: dict[str, tuple[int, Justification | None]] | None = None
 
-    def surviving(self, sid: str) -> Justification | None:
-        """The justification of minimal derivation height that carries a true state."""
-        if self._levels is None:
-            g = self.graph
-            heads = [s for s in self.cone if s in g and self.new_value(s) is Truth.true]
+    def with_surviving(self, entries: list[Entry]) -> list[Entry]:
+        """Name the justification that carries each kept or restored state.
 
-            def is_base(s: str) -> bool:
-                return s not in self.cone or self.policy.is_exogenous(g.states[s])
+        It is the one of minimal derivation height, so never circular. Heights are computed
+        only over what those states rest on inside the cone (states outside it are settled
+        and count as height 0), not over the whole cone.
+        """
+        carried = [e.id for e in entries if e.verdict in (Verdict.kept, Verdict.restored)]
+        if not carried:
+            return entries
+        g = self.graph
 
-            self._levels = derivation_levels(heads, g.justifications_of, is_base, self.new_value)
-        return self._levels.get(sid, (0, None))[1]
+        def is_base(s: str) -> bool:
+            return s not in self.cone or self.policy.is_exogenous(g.states[s])
+
+        scope: set[str] = set()
+        stack = list(carried)
+        while stack:
+            s = stack.pop()
+            if s in scope or is_base(s):
+                continue
+            scope.add(s)
+            for j in g.justifications_of(s):
+                if justification_value(j, self.new_value) is Truth.true:
+                    stack.extend(p for p in body(j) if p not in scope)
+        levels = derivation_levels(scope, g.justifications_of, is_base, self.new_value)
+        out = []
+        for e in entries:
+            by = levels.get(e.id, (0, None))[1] if e.id in carried else None
+            if by is not None:
+                e = e.model_copy(
+                    update={"reason": e.reason.model_copy(update={"surviving": by.ref()})}
+                )
+            out.append(e)
+        return out
 
     def entry(self, sid: str, before: list[Justification]) -> Entry | None:
         g = self.graph
@@ -357,7 +381,6 @@ class _Grader:
                     )
                 )
         decided_by = DecidedBy.logic
-        surviving = None
         cycle: tuple[str, ...] = ()
         undecided: tuple[str, ...] = ()
         if sid in self.past_bound:
@@ -365,11 +388,9 @@ class _Grader:
         elif new_t is Truth.undefined:
             verdict = Verdict.needs_confirmation
             cause, cycle, undecided = self._undecided(sid, after)
-        elif new_t is Truth.true:
+        elif new_t is Truth.true:  # the surviving justification is named afterwards
             verdict = Verdict.kept if old_t is Truth.true else Verdict.restored
             cause = "alternative_support" if lost else "new_support"
-            best = self.surviving(sid)
-            surviving = best.ref() if best is not None else None
         elif any(
             gone.justification.origin in (Origin.declared, Origin.judge)
             and set(gone.failed) & self.compatible
@@ -400,7 +421,6 @@ class _Grader:
             reason=Reason(
                 cause=cause,
                 lost=tuple(lost),
-                surviving=surviving,
                 cycle=cycle,
                 undecided=undecided,
             ),
