@@ -41,10 +41,23 @@ def test_golden(lang: Lang, row: dict[str, Any]) -> None:
         assert result.reason is not None
 
 
+# Every predicate a frame can build is exercised by the goldens of both languages.
+PREDICATES = {
+    "moves", "stays", "lives_in", "works_in", "home_city", "commute_city", "recommend",
+    "local_service", "cancel_utility", "prefers_cuisine", "appointment", "appointment_reminder",
+    "trip", "remind", "book_hotel", "booking", "preparation", "diagnosed", "allergic", "takes",
+    "dose", "prescribed", "refill_reminder", "refill_dose", "med_reminder", "contraindicated",
+    "identity_verified", "address_verified", "flagged", "account_limit", "transfer_request",
+    "scheduled_transfer", "document_expires", "document_renewal",
+}  # fmt: skip
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_golden_coverage(lang: Lang) -> None:
     rows = _rows(lang)
-    assert len(rows) >= 60
+    assert len(rows) >= 130
+    predicates = {a.removeprefix("maybe(").split("(")[0] for r in rows for a in r["atoms"]}
+    assert predicates >= PREDICATES, PREDICATES - predicates
     assert {r["domain"] for r in rows} == DOMAINS
     tags = [t for r in rows for t in r.get("tags", [])]
     assert tags.count("negation") >= 10
