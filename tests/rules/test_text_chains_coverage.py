@@ -100,6 +100,12 @@ def test_fact_supports_derived_memories(
             "护照到期前提醒用户续签",
         ),
         (
+            "用户2026年11月20日去北京出差",
+            "用户2026年11月27日去北京出差",
+            "帮用户订2026年11月20日北京的酒店",
+            "帮用户在北京订酒店",
+        ),
+        (
             "The user takes metformin 500 mg twice daily.",
             "The user takes metformin 1000 mg twice daily.",
             "Refill the 500 mg metformin prescription.",
