@@ -13,6 +13,7 @@ import pytest
 from stategraph.bench.cli import register
 from stategraph.bench.perf.cli import parse_sizes
 from stategraph.bench.perf.graphs import Index, least_fixpoint
+from stategraph.bench.perf.report import render
 from stategraph.bench.perf.systems import JTMS
 from stategraph.bench.perf.workload import FACT, generate
 
@@ -47,6 +48,8 @@ def test_perf_json_shape_and_agreement(capsys: pytest.CaptureFixture[str]) -> No
     for name in skipped:
         assert f"{name} skipped" in out.err
     assert size["hub_cone"] > size["cone_mean"]
+    table = render(doc)
+    assert "machine:" in table and "clingo-multishot" in table and "DISAGREE" not in table
 
 
 def test_workload_is_seeded_and_stratified() -> None:

@@ -23,7 +23,7 @@ __all__ = [
     "run_command",
 ]
 
-PERF_OPTIONS = ("sizes", "premises", "seed", "budget", "profile", "perf_systems")
+PERF_OPTIONS = ("sizes", "premises", "seed", "budget", "min_samples", "profile", "perf_systems")
 """Attribute names of the options only ``bench perf`` reads."""
 
 
@@ -49,6 +49,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--premises", type=int, help="random premises retracted per size (50)")
     g.add_argument("--seed", type=int, help="workload seed (0)")
     g.add_argument("--budget", type=float, help="seconds of measuring per system and size (60)")
+    g.add_argument("--min-samples", type=int, help="premises measured whatever the budget (5)")
     g.add_argument("--profile", type=Path, help="write cProfile stats of the engine here")
     g.add_argument(
         "--perf-system",
@@ -82,6 +83,8 @@ def run_command(args: argparse.Namespace, rest: list[str]) -> int:
         options.seed = args.seed
     if args.budget is not None:
         options.budget_s = args.budget
+    if args.min_samples is not None:
+        options.min_samples = args.min_samples
     if args.profile is not None:
         args.profile.mkdir(parents=True, exist_ok=True)
         options.profile = args.profile.resolve()

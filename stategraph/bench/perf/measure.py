@@ -45,7 +45,11 @@ def settle() -> None:
 
 
 def measure(
-    factory: Factory, wl: Workload, expected: Sequence[set[int]], budget_s: float
+    factory: Factory,
+    wl: Workload,
+    expected: Sequence[set[int]],
+    budget_s: float,
+    min_samples: int = MIN_SAMPLES,
 ) -> dict[str, Any]:
     """Build a system, time its retractions, and compare each answer with ``expected``.
 
@@ -54,6 +58,7 @@ def measure(
         wl: the workload; its premises are retracted in order, then its hub.
         expected: stategraph's changed set per retraction (premises, then hub).
         budget_s: time after which the remaining random premises are applied untimed.
+        min_samples: random premises always measured, whatever the budget.
     """
     t0 = time.perf_counter()
     system = factory(wl)
@@ -77,7 +82,7 @@ def measure(
         return dt * 1000
 
     for fact, want in zip(wl.premises, expected, strict=False):
-        if len(times) >= MIN_SAMPLES and spent > budget_s:
+        if len(times) >= min_samples and spent > budget_s:
             system.skip(fact)
         else:
             times.append(timed(fact, want))
@@ -100,10 +105,15 @@ def measure(
 
 
 def _child(
-    conn: Connection, factory: Factory, wl: Workload, expected: Sequence[set[int]], budget: float
+    conn: Connection,
+    factory: Factory,
+    wl: Workload,
+    expected: Sequence[set[int]],
+    budget: float,
+    min_samples: int,
 ) -> None:
     try:
-        conn.send(("ok", measure(factory, wl, expected, budget)))
+        conn.send(("ok", measure(factory, wl, expected, budget, min_samples)))
     except Exception as exc:  # reported to the parent as a skip reason
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
 
@@ -114,6 +124,7 @@ def measure_isolated(
     expected: Sequence[set[int]],
     budget_s: float,
     timeout_s: float,
+    min_samples: int = MIN_SAMPLES,
 ) -> dict[str, Any]:
     """:func:`measure` in a forked child that is stopped after ``timeout_s``.
 
@@ -125,7 +136,7 @@ def measure_isolated(
     """
     ctx = multiprocessing.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, factory, wl, expected, budget_s))
+    proc = ctx.Process(target=_child, args=(child, factory, wl, expected, budget_s, min_samples))
     proc.start()
     child.close()
     try:

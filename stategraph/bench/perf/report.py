@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import os
 import platform
+import subprocess
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import clingo
+
+import stategraph
 
 __all__ = ["machine", "ratios", "render"]
 
@@ -30,6 +34,30 @@ def _ram_gb() -> float | None:
         return None
 
 
+def _engine_version() -> str:
+    """The commit the engine was imported from, ``+dirty`` with uncommitted core changes.
+
+    Sizes measured in separate runs are only comparable at the same engine version.
+    """
+    root = Path(stategraph.__file__).resolve().parent
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--", "."],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return stategraph.__version__
+    return f"{stategraph.__version__} ({head}{'+dirty' if dirty else ''})"
+
+
 def machine() -> dict[str, Any]:
     """CPU, cores, RAM and versions: every figure is only meaningful with these."""
     ram = _ram_gb()
@@ -40,6 +68,7 @@ def machine() -> dict[str, Any]:
         "os": platform.platform(),
         "python": platform.python_version(),
         "clingo": clingo.__version__,
+        "stategraph": _engine_version(),
     }
 
 
@@ -86,14 +115,14 @@ def render(doc: Mapping[str, Any]) -> str:
     m = doc["machine"]
     lines = [
         f"machine: {m['cpu']}, {m['cores']} cores, {m['ram_gb']} GB RAM; "
-        f"python {m['python']}, clingo {m['clingo']}"
+        f"python {m['python']}, clingo {m['clingo']}, stategraph {m.get('stategraph')}"
     ]
     for size, r in doc["sizes"].items():
         lines += [
             "",
             f"{size} states, {r['justifications']} justifications: "
             f"load {r['load_s']:.2f} s ({r['load_path']}), peak RSS {r['peak_rss_mb']:.0f} MB "
-            f"(inputs {r['input_rss_mb']:.0f} MB), open {r['open_s']:.3f} s, "
+            f"(of which inputs {r['input_rss_mb']:.0f} MB), open {r['open_s']:.3f} s, "
             f"store {r['db_mb']:.0f} MB",
             f"  random premise: cone {r['cone_mean']:.1f} states, changed {r['changed_mean']:.1f}; "
             f"hub: cone {r['hub_cone']}, changed {r['hub_changed']}; "

@@ -51,7 +51,8 @@ class PerfOptions:
         premises: random premises retracted per size (then the hub).
         seed: workload seed.
         budget_s: per system and size, measuring time after which the remaining random
-            premises are applied untimed (at least 5 are always measured).
+            premises are applied untimed.
+        min_samples: random premises every system measures, whatever the budget.
         pydatalog_max: largest size pyDatalog is attempted at.
         pydatalog_timeout_s: pyDatalog runs in a child process stopped after this long.
         systems: alternatives to run (default: all).
@@ -62,6 +63,7 @@ class PerfOptions:
     premises: int = 50
     seed: int = 0
     budget_s: float = 60.0
+    min_samples: int = 5
     pydatalog_max: int = 10_000
     pydatalog_timeout_s: float = 120.0
     systems: list[str] = field(default_factory=lambda: list(ALTERNATIVES))
@@ -164,6 +166,11 @@ def _measure(
     factory = ALTERNATIVES[name]
     if name == "pydatalog":
         return measure_isolated(
-            factory, wl, expected, options.budget_s, options.pydatalog_timeout_s
+            factory,
+            wl,
+            expected,
+            options.budget_s,
+            options.pydatalog_timeout_s,
+            options.min_samples,
         )
-    return measure(factory, wl, expected, options.budget_s)
+    return measure(factory, wl, expected, options.budget_s, options.min_samples)
