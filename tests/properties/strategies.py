@@ -186,13 +186,15 @@ def scenarios(
     ``negation=False`` gives positive programs only (no ``unless``, no ghosts), for the
     pyDatalog second opinion.
     """
-    count = draw(st.integers(1, max_nodes))
     mirror = Mirror()
     nodes: list[tuple[Node, tuple[Just, ...]]] = []
-    while len(nodes) < count:
+    # "Another state?" before each one (as st.lists does) rather than a count drawn up front,
+    # so the shrinker can delete a state from the middle of a counterexample.
+    while len(nodes) < max_nodes and (not nodes or _chance(draw, 85)):
         earlier = [n.id for n, _ in nodes]
-        if negation and earlier and len(nodes) + 2 <= count and _chance(draw, 12):
-            batch = _negative_ring(draw, len(nodes), earlier, count - len(nodes))
+        room = max_nodes - len(nodes)
+        if negation and earlier and room >= 2 and _chance(draw, 12):
+            batch = _negative_ring(draw, len(nodes), earlier, room)
         else:
             batch = [_node_with_support(draw, f"s{len(nodes)}", earlier, negation)]
         for n, justs in batch:

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from stategraph import Change, Memory, Report, Truth, Verdict
 
 from .graphs import FACT, ChangeSpec, Just, Mirror, Scenario, hop_distances
-from .harness import assert_matches_oracle, build, check_core
+from .harness import Engine, assert_matches_oracle, build, check_core, replay
 from .oracles.wfm import Model
 from .real_engine import StategraphEngine, rebuild, to_change
 from .strategies import scenarios
@@ -74,17 +74,18 @@ def test_holding_set_is_the_well_founded_model(scenario: Scenario) -> None:
 def test_every_state_has_its_oracle_truth_value(scenario: Scenario) -> None:
     """truth(id) for every state, active or not, is its value in the WFM; undefined states are
     exactly the oracle's undefined ones (negative cycles and what they reach)."""
+
+    def every_truth(engine: Engine, mirror: Mirror, where: str) -> None:
+        assert isinstance(engine, StategraphEngine)
+        model = mirror.model()
+        assert engine.undefined() == model.undefined, where
+        for sid in mirror.nodes:
+            assert engine.memory.truth(sid) is _truth(model, sid), f"{sid} {where}"
+            assert engine.memory.is_active(sid) == (sid in mirror.active), f"{sid} {where}"
+
     engine = StategraphEngine()
     try:
-        mirror = build(engine, scenario)
-        for change in scenario.steps():
-            engine.revise(change)
-            mirror.apply(change)
-            model = mirror.model()
-            assert engine.undefined() == model.undefined
-            for sid in mirror.nodes:
-                assert engine.memory.truth(sid) is _truth(model, sid), sid
-                assert engine.memory.is_active(sid) == (sid in mirror.active), sid
+        replay(engine, scenario, every_truth)
     finally:
         engine.close()
 
@@ -95,10 +96,7 @@ def test_incremental_revision_equals_full_rebuild(scenario: Scenario, bulk: bool
     contents does (through one revise, or through bulk_load)."""
     engine = StategraphEngine()
     try:
-        mirror = build(engine, scenario)
-        for change in scenario.steps():
-            engine.revise(change)
-            mirror.apply(change)
+        mirror = replay(engine, scenario)
         fresh = rebuild(engine.memory, bulk=bulk)
         try:
             assert fresh.holding() == engine.holding()
