@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 from stategraph.errors import NotHoldingError
-from stategraph.model import Justification, JustificationRef, Truth
+from stategraph.model import Justification, JustificationRef, Origin, Truth
 
 if TYPE_CHECKING:
     from stategraph.graph import SupportGraph
@@ -163,6 +163,8 @@ class Proof(BaseModel):
     root: str
     steps: tuple[ProofStep, ...]
     """Sorted by height then id; the root is last among its height."""
+    checks: dict[str, str] = {}
+    """How the root's candidate (``context``) premises were classified, and why."""
 
     def step(self, state_id: str) -> ProofStep:
         """The step that proves one state."""
@@ -185,11 +187,14 @@ class Proof(BaseModel):
                 return
             seen.add(sid)
             unless = f", unless {', '.join(s.by.unless)} (none holds)" if s.by.unless else ""
-            lines.append(f"{pad}{label}  <- {s.by.origin.value}{unless}")
+            rules = f" via {', '.join(s.by.rules)}" if s.by.rules else ""
+            lines.append(f"{pad}{label}  <- {s.by.origin.value}{rules}{unless}")
+            lines.extend(f"{pad}    ({note})" for _, note in sorted(s.by.notes.items()))
             for p in s.by.premises:
                 walk(p, indent + 1)
 
         walk(self.root, 0)
+        lines.extend(f"candidate {p}: {note}" for p, note in sorted(self.checks.items()))
         return "\n".join(lines)
 
 
@@ -239,7 +244,13 @@ def why(graph: SupportGraph, policy: Policy, state_id: str) -> Proof:
             ref = by.ref().model_copy(update={"premises": body(by)})
         steps.append(ProofStep(id=sid, kind=st.kind, text=st.text, height=height, by=ref))
     steps.sort(key=lambda s: (s.height, s.id))
-    return Proof(root=state_id, steps=tuple(steps))
+    checks = {
+        p: note
+        for j in graph.justifications_of(state_id)
+        if j.origin is Origin.recovered
+        for p, note in j.notes.items()
+    }
+    return Proof(root=state_id, steps=tuple(steps), checks=checks)
 
 
 class WhyNotItem(BaseModel):
@@ -281,6 +292,7 @@ class WhyNot(BaseModel):
                 + (f" unless [{', '.join(ref.unless)}]" if ref.unless else "")
                 + f" ({ref.origin.value}): {'; '.join(why_) or it.value.value}"
             )
+            lines.extend(f"      ({note})" for _, note in sorted(ref.notes.items()))
         return "\n".join(lines)
 
 

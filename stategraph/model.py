@@ -175,7 +175,11 @@ class Justification(BaseModel):
     def ref(self) -> JustificationRef:
         """The head-less, order-free description used in reports."""
         return JustificationRef(
-            premises=self.premises, unless=self.unless, origin=self.origin, rules=self.rules
+            premises=self.premises,
+            unless=self.unless,
+            origin=self.origin,
+            rules=self.rules,
+            notes=self.notes,
         )
 
     def candidates(self) -> tuple[str, ...]:
@@ -194,6 +198,8 @@ class JustificationRef(BaseModel):
     unless: tuple[str, ...] = ()
     origin: Origin = Origin.declared
     rules: tuple[str, ...] = ()
+    notes: dict[str, str] = Field(default_factory=dict)
+    """For candidate premises that were checked: how each was classified, and why."""
 
 
 class Supersession(BaseModel):

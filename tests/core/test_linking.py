@@ -124,3 +124,13 @@ def test_the_seed_scenario_from_text_alone(lang: str) -> None:
         lost = report.entry(sid).reason.lost  # type: ignore[union-attr]
         assert lost and all(x.justification.origin.value == "rule" for x in lost)
         assert all(x.justification.rules for x in lost)
+
+
+def test_candidate_classification_shows_in_why() -> None:
+    mem = rules_memory()
+    mem.add(st("m1", "fact", MOVE))
+    mem.add(st("m4", "fact", "prefers_cuisine(user,cantonese)"))
+    mem.add(st("m5", "plan", "recommend(user,activities,shenzhen)"), context=["m1", "m4"])
+    rendered = mem.why("m5").render()
+    assert "only through m1" in rendered and "without m4" in rendered
+    assert "only through m1" in mem.why_not("m5").render()
