@@ -281,7 +281,7 @@ def revise(
             continue
         if sid not in moved and sid not in old_justs and moved.isdisjoint(graph.supporters(sid)):
             continue  # nothing it rests on changed: untouched
-        before = old_justs.get(sid) or graph.justifications_of(sid)
+        before = old_justs[sid] if sid in old_justs else graph.justifications_of(sid)
         entry = grader.entry(sid, before)
         if entry is not None:
             entries.append(entry)

@@ -1,26 +1,16 @@
 """Counterexamples the property suite found, kept as plain regression tests.
 
 Each one is the shrunk scenario Hypothesis reported, written out with the public API so it
-reads without the strategies. A test still marked ``xfail(strict=True)`` documents an engine
-bug that was open when it was recorded: when the engine is fixed, the strict xfail fails, and
-the marker must be removed.
+reads without the strategies. A test marked ``xfail(strict=True)`` documents an engine bug
+that is still open: when the engine is fixed, the strict xfail fails, and the marker must be
+removed.
 """
 
 from __future__ import annotations
 
-import pytest
-
 from stategraph import Change, Justification, Memory, State, Truth
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "revise.py: `before = old_justs.get(sid) or graph.justifications_of(sid)` falls back "
-        "to the *new* justifications when the head had none before (an empty list is falsy), "
-        "so a justification added in the same change counts as having held before"
-    ),
-)
 def test_state_that_never_held_is_not_invalidated() -> None:
     """Found by ``test_invalidated_means_no_justification_holds`` (deep profile).
 
