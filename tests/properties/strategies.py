@@ -11,7 +11,9 @@ What the generated graphs contain, and why:
   and may be asserted later, and negative cycles through ``unless`` (undefined states);
 - actions, pending and executed, among beliefs and plans;
 - changes of 1-3 operations each: retract, assert a fact, supersede, add or remove a
-  justification; every generated change is valid for the memory it applies to.
+  justification (sometimes every justification of a head, leaving it bare; sometimes a new
+  justification citing a state the same change retracts); every generated change is valid
+  for the memory it applies to.
 
 Choices are drawn so that Hypothesis shrinks towards the plain case (no ``unless``, no extra
 edges, facts and retractions), which keeps counterexamples short.
@@ -118,7 +120,9 @@ def change(draw: st.DrawFn, mirror: Mirror, counter: list[int], negation: bool) 
             heads = [s for s in free if mirror.is_derived_active(s)]
             if heads:
                 head = draw(st.sampled_from(heads))
-                j = justification(draw, head, existing, existing + list(GHOSTS), negation)
+                # Sometimes cite what this very change retracts: a support that is born dead.
+                pool = retract if retract and _chance(draw, 30) else existing
+                j = justification(draw, head, pool, existing + list(GHOSTS), negation)
                 if j is not None and j not in remove:
                     add.append(j)
         elif op == "remove":
@@ -128,7 +132,11 @@ def change(draw: st.DrawFn, mirror: Mirror, counter: list[int], negation: bool) 
                 if j.head in free and mirror.is_derived_active(j.head) and j not in add
             ]
             if removable:
-                remove.append(draw(st.sampled_from(removable)))
+                gone = draw(st.sampled_from(removable))
+                if _chance(draw, 30):  # strip the head bare: a derived state with no support
+                    remove += [j for j in removable if j.head == gone.head]
+                else:
+                    remove.append(gone)
         else:
             taken = set(mirror.nodes) | {n.id for n in asserted}
             ghosts = [g for g in GHOSTS if g not in taken] if negation else []

@@ -126,6 +126,19 @@ def test_entries_carry_the_oracle_truth_values(scenario: Scenario) -> None:
 
 
 @given(scenarios())
+def test_every_entry_reports_a_real_change(scenario: Scenario) -> None:
+    """No spurious entries: a reported state changed truth value, or the set of its
+    justifications that hold changed (the only reason to report a state that stays true)."""
+    for step in revisions(scenario):
+        for e in step.report.entries:
+            if step.old.value(e.id) != step.new.value(e.id):
+                continue
+            held = {j for j in step.before.justifications_of(e.id) if holds(j, step.old)}
+            hold = {j for j in step.after.justifications_of(e.id) if holds(j, step.new)}
+            assert held != hold, f"{e.id} reported {e.verdict.value} but nothing changed"
+
+
+@given(scenarios())
 def test_kept_names_a_justification_that_holds(scenario: Scenario) -> None:
     """``kept``: still true, and reason.surviving is a justification of the state that holds
     in the new model (premises true, unless states false)."""
