@@ -253,11 +253,20 @@ def trusted(cls: type[M], values: dict[str, Any]) -> M:
     return obj
 
 
+def _ids(text: str) -> tuple[str, ...]:
+    """Decode a stored JSON array of ids; the common case (no escapes) without the parser."""
+    if text == "[]":
+        return ()
+    if "\\" in text:
+        return tuple(json.loads(text))
+    return tuple(text[2:-2].split('","'))
+
+
 def _justification(head: str, premises: str, unless: str, origin: str, extra: str) -> Justification:
     fields: dict[str, Any] = {
         "head": head,
-        "premises": tuple(json.loads(premises)),
-        "unless": tuple(json.loads(unless)),
+        "premises": _ids(premises),
+        "unless": _ids(unless),
         "origin": Origin(origin),
         "checked": {},
         "notes": {},
@@ -283,6 +292,10 @@ class SQLiteStore:
             if self.path != ":memory:":
                 self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
+            # Revisions read scattered rows of large files: let the OS map them and keep a
+            # generous page cache, instead of SQLite's 2 MB default.
+            self.conn.execute("PRAGMA cache_size=-131072")
+            self.conn.execute("PRAGMA mmap_size=4294967296")
             self._init_schema()
         except sqlite3.DatabaseError as exc:
             raise StoreError(self.path, f"not a usable SQLite store: {exc}") from exc
@@ -484,6 +497,7 @@ class SQLiteStore:
                 report.change.model_dump_json(by_alias=True),
                 report.model_dump_json(by_alias=True),
                 config,
+                report,
             )
 
     def _write(self, rev: Revision) -> None:
@@ -524,8 +538,18 @@ class SQLiteStore:
         last = row.fetchone()
         return (0, _GENESIS) if last is None else (int(last[0]), str(last[1]))
 
-    def append(self, change_json: str, report_json: str, config: dict[str, Any]) -> LogEntry:
-        """Append a log entry (inside a transaction): the change, its report, the config."""
+    def append(
+        self,
+        change_json: str,
+        report_json: str,
+        config: dict[str, Any],
+        report: Report | None = None,
+    ) -> LogEntry:
+        """Append a log entry (inside a transaction): the change, its report, the config.
+
+        ``report`` is the object ``report_json`` was made from, if the caller has it (saves
+        parsing it back); None for a bulk load's summary.
+        """
         seq, prev = self._last()
         seq += 1
         at = datetime.now(UTC).isoformat(timespec="microseconds")
@@ -535,6 +559,10 @@ class SQLiteStore:
             "INSERT INTO revisions VALUES (?,?,?,?,?,?,?)",
             (seq, at, change_json, report_json, config_json, prev, digest),
         )
+        if report is not None:
+            return LogEntry(
+                seq=seq, at=at, report=report, config=config, prev_hash=prev, hash=digest
+            )
         return _entry(seq, at, report_json, config_json, prev, digest)
 
     def history(self) -> list[LogEntry]:
