@@ -22,7 +22,7 @@ from stategraph.errors import InvalidChangeError, SelfJustificationError, Unknow
 from stategraph.logic import IncrementalProgram
 from stategraph.model import Justification, State, Truth
 from stategraph.policy import Policy
-from stategraph.store import SQLiteStore, canonical_json, justification_row, state_row
+from stategraph.store import SQLiteStore, canonical_json, state_row
 
 __all__ = ["bulk_load"]
 
@@ -102,11 +102,14 @@ def _load(
             program.fact(i)
     digest = hashlib.sha256()
     node = {**index, **extra} if extra else index
+    # A loaded fact under unless is known true, so its rule can never fire; leaving such
+    # literals out keeps a program whose only negation is on facts positive (one solve).
+    facts = {s for s, i in index.items() if policy.is_exogenous(new[i])}
     for j in justs:
         # frozen boundary: a true premise or false unless drops out, the opposite drops the rule
         if any(boundary.get(p) is not Truth.true for p in j.premises if p not in node):
             continue
-        if any(boundary.get(u) is Truth.true for u in j.unless if u not in node):
+        if any(boundary.get(u) is Truth.true or u in facts for u in j.unless if u not in extra):
             continue
         pos = [node[p] for p in j.premises if p in node]
         neg = [node[u] for u in j.unless if u in node]
@@ -122,10 +125,8 @@ def _load(
                 rows.append(row)
             store.conn.executemany("INSERT INTO states VALUES (?,?,?,?,?,?,?,?)", rows)
         for start in range(0, len(justs), _BATCH):
-            batch = justs[start : start + _BATCH]
-            for j in batch:
-                digest.update("\x1f".join(justification_row(j)).encode("utf-8"))
-            store.add_justifications(batch)
+            for row in store.add_justifications(justs[start : start + _BATCH]):
+                digest.update("\x1f".join(row).encode("utf-8"))
         summary = {
             "states": len(new),
             "justifications": len(justs),

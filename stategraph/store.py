@@ -521,17 +521,22 @@ class SQLiteStore:
         c.executemany("DELETE FROM edges WHERE src=? AND head=?", rev.dropped_edges)
         self.add_justifications(rev.added)
 
-    def add_justifications(self, justs: Iterable[Justification]) -> None:
-        """Insert (or replace) justifications and index their edges (inside a transaction)."""
+    def add_justifications(
+        self, justs: Iterable[Justification]
+    ) -> list[tuple[str, str, str, str, str]]:
+        """Insert (or replace) justifications and index their edges (inside a transaction).
+
+        Returns:
+            The rows written, in input order.
+        """
         justs = list(justs)
-        self.conn.executemany(
-            "INSERT OR REPLACE INTO justifications VALUES (?,?,?,?,?)",
-            [justification_row(j) for j in justs],
-        )
+        rows = [justification_row(j) for j in justs]
+        self.conn.executemany("INSERT OR REPLACE INTO justifications VALUES (?,?,?,?,?)", rows)
         self.conn.executemany(
             "INSERT OR IGNORE INTO edges VALUES (?,?)",
             [(src, j.head) for j in justs for src in (*j.premises, *j.unless)],
         )
+        return rows
 
     def _last(self) -> tuple[int, str]:
         row = self.conn.execute("SELECT seq, hash FROM revisions ORDER BY seq DESC LIMIT 1")
