@@ -41,7 +41,8 @@ def _ids(draw: st.DrawFn, pool: list[str], lo: int, hi: int, hubs: int = 2) -> l
     if not pool:
         return []
     pick = st.one_of(st.sampled_from(pool[:hubs]), st.sampled_from(pool))
-    return draw(st.lists(pick, min_size=min(lo, len(pool)), max_size=hi, unique=True))
+    size = min(hi, len(set(pool)))
+    return draw(st.lists(pick, min_size=min(lo, size), max_size=size, unique=True))
 
 
 def _unless(draw: st.DrawFn, pool: list[str], negation: bool, percent: int = 20) -> list[str]:
