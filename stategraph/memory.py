@@ -12,7 +12,9 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import gc
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -53,6 +55,23 @@ def _validated(model: type[M], value: Any, what: str) -> M:
     except ValidationError as exc:
         errors = [(".".join(str(p) for p in e["loc"]), e["msg"]) for e in exc.errors()]
         raise InvalidInputError(what, errors) from None
+
+
+@contextmanager
+def _paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a revision builds its working set.
+
+    A large cone allocates hundreds of thousands of small objects and no reference cycles
+    that need collecting mid-way; left on, the collector rescans every live object again and
+    again, which made a 10^5-state cone 25% slower and grows faster than the cone.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def justifications_for(
@@ -211,10 +230,11 @@ class Memory:
         change, and candidate (``context``) premises are checked against the rules.
         """
         change = _validated(Change, change, "change")
-        change, compatible = self._preparer.prepare(change)
-        graph = self._subgraph(change)
-        rev = revise(graph, self.policy, change, self.max_depth, compatible)
-        self.store.commit(rev, self.config)
+        with _paused_gc():
+            change, compatible = self._preparer.prepare(change)
+            graph = self._subgraph(change)
+            rev = revise(graph, self.policy, change, self.max_depth, compatible)
+            self.store.commit(rev, self.config)
         return rev.report
 
     def _subgraph(self, change: Change) -> SupportGraph:
@@ -299,13 +319,14 @@ class Memory:
 
         if not isinstance(self.store, SQLiteStore):
             raise InvalidInputError("config", [("store", "bulk_load needs the SQLite store")])
-        return bulk_load(
-            self.store,
-            self.policy,
-            (_validated(State, s, "state") for s in states),
-            (_validated(Justification, j, "justification") for j in justifications),
-            self.config,
-        )
+        with _paused_gc():
+            return bulk_load(
+                self.store,
+                self.policy,
+                (_validated(State, s, "state") for s in states),
+                (_validated(Justification, j, "justification") for j in justifications),
+                self.config,
+            )
 
     def retract(self, *ids: str) -> Report:
         """Retract states (they stay in the history, and never hold again)."""
