@@ -329,7 +329,7 @@ class _Grader:
         only over what those states rest on inside the cone (states outside it are settled
         and count as height 0), not over the whole cone.
         """
-        carried = [e.id for e in entries if e.verdict in (Verdict.kept, Verdict.restored)]
+        carried = {e.id for e in entries if e.verdict in (Verdict.kept, Verdict.restored)}
         if not carried:
             return entries
         g = self.graph
@@ -338,7 +338,7 @@ class _Grader:
             return s not in self.cone or self.policy.is_exogenous(g.states[s])
 
         scope: set[str] = set()
-        stack = list(carried)
+        stack = sorted(carried)
         while stack:
             s = stack.pop()
             if s in scope or is_base(s):
