@@ -21,6 +21,11 @@ root = str(data_root("rules"))
 assert "site-packages" in stategraph.__file__, stategraph.__file__
 assert "_data" in root and "site-packages" in root, root
 assert "core/stable.lp" in list_resources("rules", "core", ".lp")
+assert "packs/relocation.lp" in list_resources("rules", "packs", ".lp")
+from stategraph.bench.cases import shipped_cases
+assert len(shipped_cases()) >= 100
+text = run("zh", text_only=True)  # the grounding data and the rule packs, from the wheel
+assert text.invalidated == ["m2", "m3"], text.invalidated
 print(json.dumps({"rules": root, "invalidated": run("en").invalidated}))
 """
 
