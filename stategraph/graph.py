@@ -73,20 +73,12 @@ class SupportGraph:
         """The justification with this identity, if present."""
         return self._justs.get(key)
 
-    def all_justifications(self) -> list[Justification]:
-        """Every justification, sorted by identity."""
-        return [self._justs[k] for k in sorted(self._justs)]
-
     def dependents(self, state_id: str) -> Iterator[str]:
         """Heads of justifications that cite ``state_id`` as a premise or ``unless``."""
         for k in self._by_premise.get(state_id, ()):
             yield k[0]
         for k in self._by_unless.get(state_id, ()):
             yield k[0]
-
-    def citing(self, state_id: str) -> list[Justification]:
-        """Justifications that cite ``state_id`` as a premise, sorted."""
-        return [self._justs[k] for k in sorted(self._by_premise.get(state_id, ()))]
 
     def supporters(self, head: str) -> Iterator[str]:
         """Ids that the justifications of ``head`` cite (premises and ``unless``)."""

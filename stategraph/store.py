@@ -482,10 +482,6 @@ class SQLiteStore:
         """Stored heads whose justifications cite any of these ids."""
         return {r[0] for r in self._select("SELECT head FROM edges WHERE src IN ({})", ids)}
 
-    def count(self) -> int:
-        """How many states the store holds."""
-        return int(self.conn.execute("SELECT count(*) FROM states").fetchone()[0])
-
     # ---- writing ------------------------------------------------------------------------
 
     def commit(self, revision: Revision, config: dict[str, Any]) -> LogEntry:
