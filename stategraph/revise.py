@@ -41,14 +41,13 @@ from stategraph.model import (
 )
 from stategraph.policy import Policy
 
-__all__ = ["Revision", "revise", "seeds", "validate"]
+__all__ = ["Revision", "Writes", "revise", "seeds", "validate"]
 
 
 @dataclass
-class Revision:
-    """A computed revision: the report, and what the store must persist."""
+class Writes:
+    """What the store must persist for one revision."""
 
-    report: Report
     new_states: list[State] = field(default_factory=list)
     deactivated: dict[str, str | None] = field(default_factory=dict)
     added: list[Justification] = field(default_factory=list)
@@ -56,6 +55,14 @@ class Revision:
     truth: dict[str, Truth] = field(default_factory=dict)
     dropped_edges: list[tuple[str, str]] = field(default_factory=list)
     """``(src, head)`` pairs no justification of ``head`` cites any more."""
+
+
+@dataclass(frozen=True)
+class Revision:
+    """A computed revision: the report, and what the store must persist."""
+
+    report: Report
+    writes: Writes
 
 
 def validate(graph: SupportGraph, policy: Policy, change: Change) -> None:
@@ -116,26 +123,26 @@ def validate(graph: SupportGraph, policy: Policy, change: Change) -> None:
             )
 
 
-def _apply(graph: SupportGraph, policy: Policy, change: Change) -> Revision:
+def _apply(graph: SupportGraph, policy: Policy, change: Change) -> Writes:
     """Apply the change's structural part; truth values come later."""
-    rev = Revision(report=None)  # type: ignore[arg-type]  # filled in by revise()
+    writes = Writes()
     for sid in change.retract:
         graph.deactivate(sid)
-        rev.deactivated[sid] = None
+        writes.deactivated[sid] = None
     for s in change.supersede:
         graph.deactivate(s.id, s.with_.id)
-        rev.deactivated[s.id] = s.with_.id
+        writes.deactivated[s.id] = s.with_.id
     for st in (*change.assert_, *(s.with_ for s in change.supersede)):
         st = policy.normalise(st)
         graph.add_state(st)
-        rev.new_states.append(st)
+        writes.new_states.append(st)
     for j in change.remove_justifications:
         graph.remove_justification(j.key)
-        rev.removed.append(j.key)
+        writes.removed.append(j.key)
     for j in change.add_justifications:
         graph.add_justification(j)
-        rev.added.append(j)
-    return rev
+        writes.added.append(j)
+    return writes
 
 
 def seeds(change: Change) -> dict[str, str]:
@@ -244,10 +251,10 @@ def revise(
         j.head: graph.justifications_of(j.head)
         for j in (*change.add_justifications, *change.remove_justifications)
     }
-    rev = _apply(graph, policy, change)
-    for head, premises, unless in rev.removed:
+    writes = _apply(graph, policy, change)
+    for head, premises, unless in writes.removed:
         cited = set(graph.supporters(head))
-        rev.dropped_edges += [(s, head) for s in sorted({*premises, *unless} - cited)]
+        writes.dropped_edges += [(s, head) for s in sorted({*premises, *unless} - cited)]
     roots = seeds(change)
     cone = graph.cone(roots)
     program = _ConeProgram(graph, policy, cone).program
@@ -288,9 +295,9 @@ def revise(
     entries = grader.with_surviving(entries)
     for sid, value in new.items():
         if value is not graph.value(sid):
-            rev.truth[sid] = value
+            writes.truth[sid] = value
             graph.set_truth(sid, value)
-    rev.report = Report(
+    report = Report(
         change=change,
         changed=tuple(sorted(changed, key=lambda c: c.id)),
         entries=tuple(entries),
@@ -298,7 +305,7 @@ def revise(
         max_depth=max_depth,
         method=f"cone/{model.path}",
     )
-    return rev
+    return Revision(report, writes)
 
 
 class _Grader:

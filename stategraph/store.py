@@ -38,7 +38,7 @@ from stategraph.model import (
     State,
     Truth,
 )
-from stategraph.revise import Revision
+from stategraph.revise import Revision, Writes
 
 __all__ = ["STORES", "LogEntry", "SQLiteStore", "Store"]
 
@@ -487,7 +487,7 @@ class SQLiteStore:
     def commit(self, revision: Revision, config: dict[str, Any]) -> LogEntry:
         """Write one revision and append its log entry, in one transaction."""
         with self.transaction():
-            self._write(revision)
+            self._write(revision.writes)
             report = revision.report
             return self.append(
                 report.change.model_dump_json(by_alias=True),
@@ -496,26 +496,26 @@ class SQLiteStore:
                 report,
             )
 
-    def _write(self, rev: Revision) -> None:
+    def _write(self, writes: Writes) -> None:
         c = self.conn
         c.executemany(
             "INSERT INTO states VALUES (?,?,?,?,?,?,?,?)",
-            [state_row(s, rev.truth.get(s.id, Truth.false)) for s in rev.new_states],
+            [state_row(s, writes.truth.get(s.id, Truth.false)) for s in writes.new_states],
         )
         c.executemany(
             "UPDATE states SET active=0, superseded_by=? WHERE id=?",
-            [(by, sid) for sid, by in rev.deactivated.items()],
+            [(by, sid) for sid, by in writes.deactivated.items()],
         )
         c.executemany(
             "UPDATE states SET truth=? WHERE id=?",
-            [(t.value, sid) for sid, t in rev.truth.items()],
+            [(t.value, sid) for sid, t in writes.truth.items()],
         )
         c.executemany(
             "DELETE FROM justifications WHERE head=? AND premises=? AND unless=?",
-            [(h, canonical_json(list(p)), canonical_json(list(u))) for h, p, u in rev.removed],
+            [(h, canonical_json(list(p)), canonical_json(list(u))) for h, p, u in writes.removed],
         )
-        c.executemany("DELETE FROM edges WHERE src=? AND head=?", rev.dropped_edges)
-        self.add_justifications(rev.added)
+        c.executemany("DELETE FROM edges WHERE src=? AND head=?", writes.dropped_edges)
+        self.add_justifications(writes.added)
 
     def add_justifications(
         self, justs: Iterable[Justification]
