@@ -6,6 +6,11 @@ those no longer produced are removed); the candidate premises of ``recovered``
 justifications are checked where logic can decide them; and a supersession whose replacement
 still supports the same conclusions is marked compatible. The completed change is what the
 revision applies and what the log records.
+
+Cost: linking re-derives over every stored state that carries atoms whenever a change asserts
+states with atoms, so with rule packs on, adding a memory costs in proportion to the
+atom-carrying part of the store, not to the cone (retractions do not relink). Incremental
+linking (only the firings the new atoms take part in) is the way to lift this.
 """
 
 from __future__ import annotations
