@@ -85,6 +85,10 @@ class FrameSpec(BaseModel):
             "verified", ``DATE`` for a reminder tied to a date).
         excludes: cue, entity or value labels whose presence in the clause means another
             frame owns it.
+        referenced_by: cue labels that, right next to the trigger, make it a reference to
+            the event rather than a statement of it: 搬家前 ("before moving"), "after the
+            trip". Such a trigger yields no atom: the memory is about something done around
+            the event, and the event itself is stated elsewhere.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -96,6 +100,7 @@ class FrameSpec(BaseModel):
     negated_by: tuple[str, ...] = ("NEG",)
     requires: tuple[str, ...] = ()
     excludes: tuple[str, ...] = ()
+    referenced_by: tuple[str, ...] = ()
 
 
 @functools.cache
@@ -217,6 +222,31 @@ def _applies(frame: FrameSpec, trigger: Mention, analysis: Analysis) -> bool:
     return all(r in labels for r in frame.requires) and not any(e in labels for e in frame.excludes)
 
 
+_POSTPOSITION = "_POST"
+# A postposed cue (Chinese 前 / 后) may follow the trigger's own argument: 搬到|深圳|后.
+_POSTPOSITION_GAP = 2
+
+
+def _referenced(frame: FrameSpec, trigger: Mention, analysis: Analysis) -> Mention | None:
+    """The cue that makes this trigger a reference to its event, or None.
+
+    A cue whose label ends in ``_POST`` is a postposition (搬家|前, 搬到|深圳|后): it must
+    follow the trigger in its clause, at most two tokens later. Any other cue is a
+    preposition ("before the move", "after moving"): it must end at most one token before
+    the trigger.
+    """
+    clause = analysis.clause_of(trigger.start)
+    for cue in analysis.cues:
+        if cue.label not in frame.referenced_by or not _in(cue, clause):
+            continue
+        if cue.label.endswith(_POSTPOSITION):
+            if 0 <= cue.start - trigger.end <= _POSTPOSITION_GAP:
+                return cue
+        elif 0 <= trigger.start - cue.end <= _MARKER_GAP:
+            return cue
+    return None
+
+
 def _spans(trigger: Mention, bound: list[_Bound], frame: FrameSpec) -> tuple[SourceSpan, ...]:
     spans = [SourceSpan(trigger.start_char, trigger.end_char, trigger.text, "trigger")]
     for arg, b in zip(frame.args, bound, strict=True):
@@ -245,6 +275,9 @@ def assemble(
         triggers = (*analysis.cues, *analysis.entities)
         for trigger in (m for m in triggers if m.label == frame.trigger):
             if not _applies(frame, trigger, analysis):
+                continue
+            if (ref := _referenced(frame, trigger, analysis)) is not None:
+                notes.append(f"{frame.predicate}: {trigger.text!r} is referenced by {ref.text!r}")
                 continue
             bindings, missing = _bind(frame, trigger, analysis)
             if missing is not None:

@@ -14,10 +14,28 @@ How firings are observed: every pack rule ``H :- B1, ..., not N1, ..., Cmp.`` is
 The twin has the same body, hence the same safety and the same ground instances, and its
 head records the instance. Pack facts (rules with no body) get ``__sg_static(H)`` instead.
 Facts never reach clingo as text: they are added with ``backend.add_atom`` / ``add_rule``.
+
+Built-in knowledge about the inputs (:data:`BUILTINS`): next to the input atoms, :func:`derive`
+adds facts that describe them, so that packs can tie a conclusion to a value that only the
+concluding memory names (an action dated the day before a flight, a saving of 4000 out of an
+income of 20000) without making that memory its own premise:
+
+- ``mentioned(A)``: atom ``A`` is one of the inputs (some memory states it). A rule may
+  derive ``check_in(P,D)`` only for a ``D`` some memory mentions, instead of for every date.
+- ``next_date(D,F,E,N)``: among the dates that inputs of predicate ``F`` carry (the trips,
+  the appointments, ...), ``E`` is the earliest on or after the date ``D`` of any input, and
+  ``N`` the days from ``D`` to ``E`` (months count 30 days when either date names only a
+  month). A rule ties an action dated ``D`` to the event it precedes this way: "check in on
+  2026-05-09" serves the flight of 2026-05-10. Superseded and retracted memories are inputs
+  too, so an action keeps pointing at the event it was computed for: when the flight moves
+  to 2026-05-17, the check-in still precedes 2026-05-10 first and loses its support.
+
+They are pack knowledge, never premises: a firing lists only the atoms memories supply.
 """
 
 from __future__ import annotations
 
+import datetime
 import functools
 import re
 from collections.abc import Iterable, Sequence
@@ -31,11 +49,16 @@ from stategraph.errors import ResourceNotFoundError
 from stategraph.grounding.errors import RulePackError
 from stategraph.resources import list_resources, read_text
 
-__all__ = ["Firing", "RulePack", "derive", "list_packs", "load_pack"]
+__all__ = ["BUILTINS", "Firing", "RulePack", "builtin_facts", "derive", "list_packs", "load_pack"]
 
 _FIRED = "__sg_fired"
 _Fired = tuple[str, clingo.Symbol, tuple[clingo.Symbol, ...], tuple[clingo.Symbol, ...]]
 _STATIC = "__sg_static"
+_DATE = re.compile(r"^(?P<y>\d{4})-(?P<m>\d{2})(?:-(?P<d>\d{2}))?$")
+
+BUILTINS = frozenset({"mentioned/1", "next_date/4"})
+"""Signatures :func:`derive` supplies from the inputs themselves (see the module docstring)."""
+
 _DOC = re.compile(
     r"%\*!\s*(?P<name>[a-z_][A-Za-z0-9_]*)\s*(?:\((?P<args>[^)]*)\))?\s*:\s*(?P<doc>.*?)\*%",
     re.DOTALL,
@@ -279,6 +302,83 @@ def _static_atoms(
     return static
 
 
+_NEXT_DATE_HORIZON = 400
+"""Days after ``D`` within which ``next_date`` looks for an event (about a year)."""
+
+
+def _date_key(value: str) -> tuple[int, int] | None:
+    """``(month number, day)`` of a date string, day 0 for a month; None if not a date."""
+    m = _DATE.match(value)
+    if m is None or not 1 <= int(m["m"]) <= 12:
+        return None
+    year, month = int(m["y"]), int(m["m"])
+    day = 0
+    if m["d"] is not None:
+        try:
+            datetime.date(year, month, int(m["d"]))
+        except ValueError:
+            return None
+        day = int(m["d"])
+    return year * 12 + month - 1, day
+
+
+def _days_between(start: tuple[int, int], end: tuple[int, int]) -> int:
+    """Days from ``start`` to ``end``; 30 a month when either names only a month."""
+    if start[1] and end[1]:
+        first = datetime.date(start[0] // 12, start[0] % 12 + 1, start[1])
+        last = datetime.date(end[0] // 12, end[0] % 12 + 1, end[1])
+        return (last - first).days
+    return 30 * (end[0] - start[0])
+
+
+def _on_or_after(start: tuple[int, int], end: tuple[int, int]) -> bool:
+    if end[0] != start[0]:
+        return end[0] > start[0]
+    return not start[1] or not end[1] or end[1] >= start[1]
+
+
+def builtin_facts(inputs: Iterable[clingo.Symbol]) -> set[clingo.Symbol]:
+    """The :data:`BUILTINS` facts that describe a set of input atoms.
+
+    Args:
+        inputs: the input atoms.
+
+    Returns:
+        ``mentioned(A)`` for every input; ``next_date(D,F,E,N)`` for every date string ``D``
+        of an input and every predicate ``F`` whose inputs carry a date on or after ``D``
+        (within about a year).
+    """
+    out: set[clingo.Symbol] = set()
+    dates: dict[str, tuple[int, int]] = {}
+    by_predicate: dict[str, set[str]] = {}
+    for atom in inputs:
+        out.add(clingo.Function("mentioned", [atom]))
+        for arg in atom.arguments:
+            if arg.type is clingo.SymbolType.String and (key := _date_key(arg.string)):
+                dates[arg.string] = key
+                by_predicate.setdefault(atom.name, set()).add(arg.string)
+    for predicate, event_dates in sorted(by_predicate.items()):
+        ordered = sorted(event_dates, key=lambda e: (dates[e], e))
+        for date, key in dates.items():
+            later = next((e for e in ordered if _on_or_after(key, dates[e])), None)
+            if later is None:
+                continue
+            days = _days_between(key, dates[later])
+            if days <= _NEXT_DATE_HORIZON:
+                out.add(
+                    clingo.Function(
+                        "next_date",
+                        [
+                            clingo.String(date),
+                            clingo.Function(predicate),
+                            clingo.String(later),
+                            clingo.Number(days),
+                        ],
+                    )
+                )
+    return out
+
+
 def derive(
     atoms: Iterable[clingo.Symbol],
     packs: Sequence[str | RulePack],
@@ -315,8 +415,9 @@ def derive(
             for pack in loaded:
                 for stm in pack.potential if potential else pack.statements:
                     builder.add(stm)
+        builtins = builtin_facts(inputs)
         with ctl.backend() as backend:
-            for symbol in sorted(inputs):
+            for symbol in sorted(inputs | builtins):
                 backend.add_rule([backend.add_atom(symbol)])
         ctl.ground([("base", [])])
     except RuntimeError as exc:
@@ -338,7 +439,7 @@ def derive(
             fired.append((rule.string, head, tuple(pos.arguments), tuple(neg.arguments)))
         elif symbol.match(_STATIC, 1):
             facts.add(symbol.arguments[0])
-    static = _static_atoms(fired, facts, inputs)
+    static = _static_atoms(fired, facts | (builtins - inputs), inputs)
     out = {
         Firing(rule, head, tuple(p for p in pos if p not in static), neg)
         for rule, head, pos, neg in fired

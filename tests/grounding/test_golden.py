@@ -48,7 +48,7 @@ PREDICATES = {
     "trip", "remind", "book_hotel", "booking", "preparation", "diagnosed", "allergic", "takes",
     "dose", "prescribed", "refill_reminder", "refill_dose", "med_reminder", "contraindicated",
     "identity_verified", "address_verified", "flagged", "account_limit", "transfer_request",
-    "scheduled_transfer", "document_expires", "document_renewal",
+    "scheduled_transfer", "document_expires", "document_renewal", "check_in", "event_in",
 }  # fmt: skip
 
 
