@@ -141,7 +141,8 @@ def _pick(
             return min(marked, key=lambda m: (_distance(m, trigger), m.start))
     if arg.pick == "marker":
         return None
-    before = [m for m in candidates if m.end <= trigger.start]
+    # A candidate the trigger overlaps counts as before it too (会后 is the meeting and the 后).
+    before = [m for m in candidates if m.end <= trigger.start or _distance(m, trigger) == 0]
     after = [m for m in candidates if m.start >= trigger.end or _distance(m, trigger) == 0]
     if arg.pick == "before":
         return before[-1] if before else None
@@ -230,8 +231,9 @@ _POSTPOSITION_GAP = 2
 def _referenced(frame: FrameSpec, trigger: Mention, analysis: Analysis) -> Mention | None:
     """The cue that makes this trigger a reference to its event, or None.
 
-    A cue whose label ends in ``_POST`` is a postposition (搬家|前, 搬到|深圳|后): it must
-    follow the trigger in its clause, at most two tokens later. Any other cue is a
+    A cue whose label ends in ``_POST`` is a postposition (搬家|前, 搬到|深圳|后, or one word
+    with its event: 会后): it must follow or share the trigger in its clause, at most two
+    tokens later. Any other cue is a
     preposition ("before the move", "after moving"): it must end at most one token before
     the trigger.
     """
@@ -240,7 +242,7 @@ def _referenced(frame: FrameSpec, trigger: Mention, analysis: Analysis) -> Menti
         if cue.label not in frame.referenced_by or not _in(cue, clause):
             continue
         if cue.label.endswith(_POSTPOSITION):
-            if 0 <= cue.start - trigger.end <= _POSTPOSITION_GAP:
+            if cue.start >= trigger.start and cue.start - trigger.end <= _POSTPOSITION_GAP:
                 return cue
         elif 0 <= trigger.start - cue.end <= _MARKER_GAP:
             return cue

@@ -44,7 +44,8 @@ PAIRS = [
 def test_same_fact_same_atoms(en: str, zh: str) -> None:
     en_atoms = ground(en, lang="en").texts
     assert en_atoms
-    assert en_atoms == ground(zh, lang="zh").texts
+    # Word order differs between the languages, so the atoms are compared as a set.
+    assert sorted(en_atoms) == sorted(ground(zh, lang="zh").texts)
 
 
 @pytest.mark.parametrize(

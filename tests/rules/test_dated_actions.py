@@ -121,3 +121,23 @@ def test_a_moved_event_leaves_the_action_on_the_old_date(old: str, new: str, act
     got = firings([old, new, action]).get(action, [])
     assert [old] in got
     assert [new] not in got
+
+
+# (inputs, derived, not derived): what an event on record supports whatever its date.
+AROUND = [
+    (["moves(user,hangzhou,nanjing,unknown)"], {"around(user,move)"}, {"around(user,trip)"}),
+    (["moves(user,nanjing,nanjing,unknown)"], set(), {"around(user,move)"}),
+    (['trip(user,tokyo,"2026-05-10")'], {"around(user,trip)", "recommend(user,restaurants,tokyo)"},
+     {"around(user,move)"}),
+    (['event_in(user,conference,boston,"2026-10-20")'],
+     {"around(user,conference)", "around(user,trip)", "recommend(user,restaurants,boston)"},
+     set()),
+    (['appointment(user,surgery,unknown)'], {"around(user,surgery)"}, {"around(user,dentist)"}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("inputs", "present", "absent"), AROUND)
+def test_around_an_event(inputs: list[str], present: set[str], absent: set[str]) -> None:
+    derived = set(firings(inputs))
+    assert present <= derived, present - derived
+    assert not absent & derived

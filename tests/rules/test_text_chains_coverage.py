@@ -81,7 +81,10 @@ def test_fact_supports_derived_memories(
         facts = set(ground(fact).texts)
         assert atoms - facts <= heads, (text, atoms - facts - heads)
     for text in unrelated:
-        assert not set(ground(text).texts) & heads, text
+        # Linking needs every atom of a memory derived; sharing one (around(user,dentist))
+        # with a supported memory does not link it.
+        atoms = set(ground(text).texts)
+        assert atoms and not atoms <= heads, text
 
 
 @pytest.mark.parametrize(
