@@ -48,11 +48,13 @@ def bulk_load(
         if st.id in index:
             raise InvalidChangeError("bulk_load", f"state id {st.id!r} appears twice", st.id)
         index[st.id] = i
-    taken = store.present(index)
+    exogenous = [policy.is_exogenous(st) for st in new]
+    stored = store.has_states()
+    taken = store.present(index) if stored else set()
     if taken:
         first = min(taken)
         raise InvalidChangeError("bulk_load", f"state id {first!r} already exists", first)
-    blocked = store.heads_citing(index)
+    blocked = store.heads_citing(index) if stored else set()
     if blocked:
         raise InvalidChangeError(
             "bulk_load",
@@ -69,24 +71,25 @@ def bulk_load(
             )
         if j.head in j.premises or j.head in j.unless:
             raise SelfJustificationError(j.head)
-        if policy.is_exogenous(new[head]):
+        if exogenous[head]:
             raise InvalidChangeError(
                 "bulk_load", f"{j.head!r} is a {new[head].kind}: it takes no justification", j.head
             )
         outside.update(p for p in j.premises if p not in index)
         outside.update(u for u in j.unless if u not in index)
-    boundary = store.truths(outside)
-    for j in justs:
-        for p in j.premises:
-            if p not in index and p not in boundary:
-                raise UnknownStateError(p, f"premise of {j.head}")
-    return _load(store, policy, new, justs, index, boundary, config)
+    boundary = store.truths(outside) if outside else {}
+    if len(boundary) < len(outside):  # an unknown id: fine under unless, not as a premise
+        for j in justs:
+            for p in j.premises:
+                if p not in index and p not in boundary:
+                    raise UnknownStateError(p, f"premise of {j.head}")
+    return _load(store, new, exogenous, justs, index, boundary, config)
 
 
 def _load(
     store: SQLiteStore,
-    policy: Policy,
     new: list[State],
+    exogenous: list[bool],
     justs: list[Justification],
     index: dict[str, int],
     boundary: dict[str, Truth],
@@ -95,30 +98,45 @@ def _load(
     undefined_boundary = sorted(s for s, t in boundary.items() if t is Truth.undefined)
     extra = {s: len(new) + i for i, s in enumerate(undefined_boundary)}
     program = IncrementalProgram(len(new) + len(extra))
-    for n in extra.values():
-        program.rule(n, (), (n,))  # an undefined boundary state: n :- not n
-    for i, st in enumerate(new):
-        if policy.is_exogenous(st):
+    for x in extra.values():
+        program.rule(x, (), (x,))  # an undefined boundary state: n :- not n
+    for i, fact in enumerate(exogenous):
+        if fact:
             program.fact(i)
     digest = hashlib.sha256()
     node = {**index, **extra} if extra else index
-    # A loaded fact under unless is known true, so its rule can never fire; leaving such
-    # literals out keeps a program whose only negation is on facts positive (one solve).
-    facts = {s for s, i in index.items() if policy.is_exogenous(new[i])}
+    true_outside = {s for s, t in boundary.items() if t is Truth.true}
     for j in justs:
         # frozen boundary: a true premise or false unless drops out, the opposite drops the rule
-        if any(boundary.get(p) is not Truth.true for p in j.premises if p not in node):
-            continue
-        if any(boundary.get(u) is Truth.true or u in facts for u in j.unless if u not in extra):
-            continue
-        pos = [node[p] for p in j.premises if p in node]
-        neg = [node[u] for u in j.unless if u in node]
-        program.rule(index[j.head], pos, neg)
+        pos = []
+        for p in j.premises:
+            n = node.get(p)
+            if n is not None:
+                pos.append(n)
+            elif p not in true_outside:
+                break
+        else:
+            neg = []
+            for u in j.unless:
+                n = node.get(u)
+                # A loaded fact under unless is known true, so the rule can never fire;
+                # leaving such rules out keeps a program whose only negation is on facts
+                # positive (one solve).
+                if u in true_outside or (n is not None and n < len(new) and exogenous[n]):
+                    break
+                if n is not None:
+                    neg.append(n)
+            else:
+                program.rule(index[j.head], pos, neg)
     true, undefined = program.solve()
+    # Rows go in in key order: B-tree inserts then mostly append instead of splitting pages
+    # all over the tables.
+    order = sorted(range(len(new)), key=lambda i: new[i].id)
+    justs = sorted(justs, key=lambda j: j.key)
     with store.transaction():
-        for start in range(0, len(new), _BATCH):
+        for start in range(0, len(order), _BATCH):
             rows = []
-            for i in range(start, min(start + _BATCH, len(new))):
+            for i in order[start : start + _BATCH]:
                 t = Truth.true if true[i] else Truth.undefined if undefined[i] else Truth.false
                 row = state_row(new[i], t)
                 digest.update(row[-1].encode("utf-8"))

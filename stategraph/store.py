@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -42,7 +43,7 @@ from stategraph.revise import Revision, Writes
 
 __all__ = ["STORES", "LogEntry", "SQLiteStore", "Store"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _GENESIS = "0" * 64
 _CHUNK = 500  # ids per IN (...) query, well under SQLite's variable limit
 
@@ -66,7 +67,7 @@ CREATE TABLE IF NOT EXISTS justifications (
     origin TEXT NOT NULL,
     extra TEXT NOT NULL,            -- JSON of checked / notes / rules, '' when all empty
     PRIMARY KEY (head, premises, unless)
-);
+) WITHOUT ROWID;                    -- clustered by head: a head's justifications are adjacent
 -- src is cited (as premise or unless) by some justification of head: the cone's index.
 CREATE TABLE IF NOT EXISTS edges (
     src TEXT NOT NULL,
@@ -183,6 +184,24 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
+_ESCAPED = re.compile(r'[\x00-\x1f\\"]')
+"""Characters ``json.dumps`` escapes when ``ensure_ascii`` is off."""
+
+
+def ids_json(ids: Sequence[str]) -> str:
+    """``canonical_json(list(ids))``, without the encoder for the common case.
+
+    Justification rows store two id arrays each; bulk loads write millions of them, and the
+    generic encoder costs several microseconds an array. Ids with characters JSON escapes take
+    the generic path, so the bytes are always the same (``tests/core/test_store.py``).
+    """
+    if not ids:
+        return "[]"
+    if _ESCAPED.search("".join(ids)):
+        return canonical_json(list(ids))
+    return '["' + '","'.join(ids) + '"]'
+
+
 def _chain(prev_hash: str, seq: int, at: str, change: str, report: str, config: str) -> str:
     h = hashlib.sha256()
     for part in (prev_hash, str(seq), at, change, report, config):
@@ -198,6 +217,11 @@ def _chunks(ids: Sequence[str]) -> Iterator[Sequence[str]]:
 
 def _marks(n: int) -> str:
     return ",".join("?" * n)
+
+
+def _edges(justs: Iterable[Justification]) -> list[tuple[str, str]]:
+    """The ``edges`` rows of justifications: each id they cite, with their head."""
+    return sorted({(src, j.head) for j in justs for src in (*j.premises, *j.unless)})
 
 
 def state_row(st: State, truth: Truth) -> tuple[Any, ...]:
@@ -228,8 +252,8 @@ def justification_row(j: Justification) -> tuple[str, str, str, str, str]:
         )
     return (
         j.head,
-        canonical_json(list(j.premises)),
-        canonical_json(list(j.unless)),
+        ids_json(j.premises),
+        ids_json(j.unless),
         j.origin.value,
         extra,
     )
@@ -469,6 +493,10 @@ class SQLiteStore:
         sql = "SELECT body FROM states WHERE has_atoms = 1 ORDER BY id"
         return [State.model_validate_json(body) for (body,) in self.conn.execute(sql)]
 
+    def has_states(self) -> bool:
+        """True unless the store is empty."""
+        return self.conn.execute("SELECT 1 FROM states LIMIT 1").fetchone() is not None
+
     def present(self, ids: Iterable[str]) -> set[str]:
         """Which of these ids are stored."""
         return {r[0] for r in self._select("SELECT id FROM states WHERE id IN ({})", ids)}
@@ -512,7 +540,7 @@ class SQLiteStore:
         )
         c.executemany(
             "DELETE FROM justifications WHERE head=? AND premises=? AND unless=?",
-            [(h, canonical_json(list(p)), canonical_json(list(u))) for h, p, u in writes.removed],
+            [(h, ids_json(p), ids_json(u)) for h, p, u in writes.removed],
         )
         c.executemany("DELETE FROM edges WHERE src=? AND head=?", writes.dropped_edges)
         self.add_justifications(writes.added)
@@ -528,10 +556,7 @@ class SQLiteStore:
         justs = list(justs)
         rows = [justification_row(j) for j in justs]
         self.conn.executemany("INSERT OR REPLACE INTO justifications VALUES (?,?,?,?,?)", rows)
-        self.conn.executemany(
-            "INSERT OR IGNORE INTO edges VALUES (?,?)",
-            [(src, j.head) for j in justs for src in (*j.premises, *j.unless)],
-        )
+        self.conn.executemany("INSERT OR IGNORE INTO edges VALUES (?,?)", _edges(justs))
         return rows
 
     def _last(self) -> tuple[int, str]:

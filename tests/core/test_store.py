@@ -7,10 +7,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from stategraph import Memory
 from stategraph.errors import LogIntegrityError, StategraphError, StoreError
-from stategraph.store import SQLiteStore
+from stategraph.store import SQLiteStore, _ids, canonical_json, ids_json
 
 
 def dump(path: Path) -> list[str]:
@@ -159,3 +161,10 @@ def test_rows_read_back_equal_validated_models(tmp_path: Path) -> None:
     graph = mem.store.subgraph(["a"])
     light = graph.states["a"]
     assert (light.id, light.kind, light.status) == ("a", "action", mem.state("a").status)
+
+
+@given(st.lists(st.text(min_size=1)))
+def test_id_arrays_encode_like_the_json_encoder_and_decode_back(ids: list[str]) -> None:
+    text = ids_json(ids)
+    assert text == canonical_json(ids)
+    assert _ids(text) == tuple(ids)
