@@ -157,11 +157,27 @@ class RulePack:
         )
 
 
+def _on_builtin(lit: ast.AST) -> bool:
+    """True for a literal over a :data:`BUILTINS` predicate (fixed by the inputs)."""
+    atom = getattr(lit, "atom", None)
+    if atom is None or atom.ast_type != ast.ASTType.SymbolicAtom:
+        return False
+    return bool(_signatures(atom.symbol) & BUILTINS)
+
+
 def _positive(stm: ast.AST) -> ast.AST:
-    """A rule without its ``not`` literals (other statements unchanged)."""
+    """A rule without its ``not`` literals (other statements unchanged).
+
+    A ``not`` over a builtin (``not mentioned(A)``) stays: builtins are fixed by the inputs,
+    so the condition is no default that a later memory could flip.
+    """
     if stm.ast_type != ast.ASTType.Rule or not stm.body:
         return stm
-    body = [lit for lit in stm.body if getattr(lit, "sign", ast.Sign.NoSign) == ast.Sign.NoSign]
+    body = [
+        lit
+        for lit in stm.body
+        if getattr(lit, "sign", ast.Sign.NoSign) == ast.Sign.NoSign or _on_builtin(lit)
+    ]
     return ast.Rule(stm.location, stm.head, body)
 
 
@@ -441,7 +457,12 @@ def derive(
             facts.add(symbol.arguments[0])
     static = _static_atoms(fired, facts | (builtins - inputs), inputs)
     out = {
-        Firing(rule, head, tuple(p for p in pos if p not in static), neg)
+        Firing(
+            rule,
+            head,
+            tuple(p for p in pos if p not in static),
+            tuple(n for n in neg if f"{n.name}/{len(n.arguments)}" not in BUILTINS),
+        )
         for rule, head, pos, neg in fired
         if head not in static
     }

@@ -49,7 +49,8 @@ PREDICATES = {
     "dose", "prescribed", "refill_reminder", "refill_dose", "med_reminder", "contraindicated",
     "identity_verified", "address_verified", "flagged", "account_limit", "transfer_request",
     "scheduled_transfer", "document_expires", "document_renewal", "check_in", "event_in",
-    "suggest_instead", "around",
+    "suggest_instead", "around", "transfer_allowed", "planned_transfer", "income", "savings",
+    "savings_transfer",
 }  # fmt: skip
 
 
