@@ -46,6 +46,7 @@ KNOWN_TAGS = frozenset(
         "supersede-compatible",
         "negative-cycle",
         "deep",
+        "blind",  # text written without sight of the grounding and not yet used to develop it
     }
 )
 """Feature tags a case may carry; anything else is a typo and rejected."""

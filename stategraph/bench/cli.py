@@ -43,6 +43,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="a system to run (repeatable; default: all)",
     )
     p.add_argument("--track", choices=("declared", "recovered", "text"), help="only this track")
+    p.add_argument("--tag", help="only the cases with this tag (e.g. blind)")
     p.add_argument("--json", action="store_true", help="write the results as JSON on stdout")
     p.add_argument("--plot", metavar="FILE", help="write an SVG of F1 by depth per system")
     p.add_argument(
@@ -55,12 +56,16 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-def _load(paths: list[str], track: str | None) -> list[Case]:
+def _load(paths: list[str], track: str | None, tag: str | None = None) -> list[Case]:
     for p in paths:
         if p in RESERVED and not Path(p).exists():
             raise CaseError(p, "", f"'bench {p}' is not available in this installation")
     cases = load_cases(paths) if paths else shipped_cases()
-    return [c for c in cases if track is None or c.track == track]
+    return [
+        c
+        for c in cases
+        if (track is None or c.track == track) and (tag is None or tag in c.tags)
+    ]
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -69,7 +74,7 @@ def run_command(args: argparse.Namespace) -> int:
         return perf_cli.run_command(args, args.paths[1:])
     if perf_cli.refuse_stray_options(args):
         return 2
-    cases = _load(list(args.paths), args.track)
+    cases = _load(list(args.paths), args.track, args.tag)
     if not cases:
         print("bench: no case to run", file=sys.stderr)
         return 1

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import strategies as hs
 
 from stategraph import Memory
 from stategraph.errors import LogIntegrityError, StategraphError, StoreError
@@ -163,7 +163,7 @@ def test_rows_read_back_equal_validated_models(tmp_path: Path) -> None:
     assert (light.id, light.kind, light.status) == ("a", "action", mem.state("a").status)
 
 
-@given(st.lists(st.text(min_size=1)))
+@given(hs.lists(hs.text(min_size=1)))
 def test_id_arrays_encode_like_the_json_encoder_and_decode_back(ids: list[str]) -> None:
     text = ids_json(ids)
     assert text == canonical_json(ids)
