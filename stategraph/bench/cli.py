@@ -62,9 +62,7 @@ def _load(paths: list[str], track: str | None, tag: str | None = None) -> list[C
             raise CaseError(p, "", f"'bench {p}' is not available in this installation")
     cases = load_cases(paths) if paths else shipped_cases()
     return [
-        c
-        for c in cases
-        if (track is None or c.track == track) and (tag is None or tag in c.tags)
+        c for c in cases if (track is None or c.track == track) and (tag is None or tag in c.tags)
     ]
 
 
