@@ -14,10 +14,22 @@ The same derivations answer the counterfactual question for candidate (``recover
 if the rules derive the head without the candidate premise, it is not a dependency; if they
 derive it only through the premise, it is; otherwise logic cannot tell.
 
+Linking sees every state with atoms, superseded and retracted ones included, and the rule
+packs rely on it: the builtin ``next_date`` ties an action dated D to the event an *old*
+fact put first on or after D, so when the flight moves from 05-10 to 05-17 the check-in of
+05-09 is still computed against 05-10 and loses its support with the superseded fact (were
+the old fact left out, the check-in would be tied to nothing or to the new date). A
+superseded or retracted state is false, so a justification citing it fails and one blocked
+by it is free: including them never makes a state hold.
+
 Limits, stated rather than hidden: an atom carried by a state is not expanded further (the
 carrying state stands for it); an ``unless`` atom is blocked by every state that can derive
-it, which over-approximates when a derivation needs several states together; at most
-``max_alternatives`` derivations are kept per atom.
+it, which over-approximates when a derivation needs several states together. Derivations
+with the same premises and blockers are one justification, so duplicates are removed
+before the cap; at most ``max_alternatives`` distinct derivations are kept per atom
+(default 64: an atom carried by many states, e.g. a trip mentioned by a dozen memories,
+times the two or three rules that derive it, stays well inside; the cap bounds the product
+over a state's atoms, which is what would otherwise grow without limit).
 """
 
 from __future__ import annotations
@@ -110,12 +122,13 @@ class RuleLinker:
 
     Args:
         packs: rule pack names (``rules/packs/<name>.lp``).
-        max_alternatives: derivations kept per atom, to bound the cost of wide rule fans.
+        max_alternatives: distinct derivations kept per atom (and per state), to bound
+            the cost of wide rule fans; duplicates do not count against it.
     """
 
     name = "stategraph.rule_linker.v1"
 
-    def __init__(self, packs: Sequence[str], max_alternatives: int = 32) -> None:
+    def __init__(self, packs: Sequence[str], max_alternatives: int = 64) -> None:
         from stategraph.grounding.packs import load_pack
 
         self.packs = tuple(packs)
@@ -148,7 +161,7 @@ class RuleLinker:
         def through_rules(
             atom: clingo.Symbol, visiting: frozenset[clingo.Symbol]
         ) -> list[Derivation]:
-            out: list[Derivation] = []
+            out: dict[tuple[frozenset[str], frozenset[str]], Derivation] = {}
             for f in by_head.get(atom, ()):
                 own = Derivation(frozenset(), blockers(f.unless, visiting | {atom}), (f.rule,))
                 parts = [expand(p, visiting | {atom}) for p in f.premises]
@@ -156,10 +169,10 @@ class RuleLinker:
                     d = own
                     for part in combo:
                         d = d.join(part)
-                    out.append(d)
+                    _keep(out, d)
                     if len(out) >= self.max_alternatives:
-                        return out
-            return out
+                        return list(out.values())
+            return list(out.values())
 
         def expand(atom: clingo.Symbol, visiting: frozenset[clingo.Symbol]) -> list[Derivation]:
             if atom in carriers:
@@ -181,14 +194,30 @@ class RuleLinker:
             if not head_atoms:
                 continue
             per_atom = [through_rules(sym, frozenset()) for sym in head_atoms]
-            ders = []
+            ders: dict[tuple[frozenset[str], frozenset[str]], Derivation] = {}
             for combo in itertools.product(*per_atom):
                 d = Derivation(frozenset())
                 for part in combo:
                     d = d.join(part)
                 if head in d.premises or head in d.unless:
                     continue  # a derivation through the state itself supports nothing
-                ders.append(d)
+                _keep(ders, d)
+                if len(ders) >= self.max_alternatives:
+                    break
             if ders:
-                links.derivations[head] = ders[: self.max_alternatives]
+                links.derivations[head] = list(ders.values())
         return links
+
+
+def _keep(out: dict[tuple[frozenset[str], frozenset[str]], Derivation], d: Derivation) -> None:
+    """Add ``d`` unless a derivation with the same premises and blockers is there; merge rules.
+
+    Two derivations with the same states are one justification (its identity is head,
+    premises, unless), so only the first counts against ``max_alternatives``.
+    """
+    key = (d.premises, d.unless)
+    if key in out:
+        old = out[key]
+        out[key] = Derivation(old.premises, old.unless, tuple(sorted({*old.rules, *d.rules})))
+    else:
+        out[key] = d

@@ -57,7 +57,11 @@ class Preparer:
         def grounded(st: State) -> State:
             if st.atoms or not st.text:
                 return st
-            atoms = tuple(ground(st.text, grounder=name).texts)
+            # The memory's own creation year dates "12月" / "in December"; never the clock,
+            # so grounding the same state again gives the same atoms. Without a creation
+            # time such dates stay year-less ("--12") and next_date places them.
+            year = st.created_at.year if st.created_at is not None else None
+            atoms = tuple(ground(st.text, reference_year=year, grounder=name).texts)
             return st.model_copy(update={"atoms": atoms})
 
         return change.model_copy(

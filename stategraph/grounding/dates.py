@@ -1,9 +1,12 @@
 """Date normalisation: every way of writing a month or a day becomes ``"YYYY-MM[-DD]"``.
 
 The value patterns (``grounding/<lang>/values.jsonl``) find date mentions with named groups;
-this module turns the groups into the canonical string. A month with no year is resolved only
-against an explicit reference year: grounding never guesses the year from the clock, because
-the same memory must ground to the same atom tomorrow.
+this module turns the groups into the canonical string. A month with no year takes an
+explicit reference year when one is given (the memory's creation year); otherwise it stays
+year-less, ISO 8601's reduced form ``"--MM"`` / ``"--MM-DD"``: grounding never guesses the
+year from the clock, because the same memory must ground to the same atom tomorrow. The rule
+packs' ``next_date`` builtin compares a year-less date with another date in the nearest year
+that puts them in order, so "a reminder on 6月17日" still precedes "the signing on 6月18日".
 """
 
 from __future__ import annotations
@@ -83,18 +86,19 @@ def normalise_date(
             creation year); None leaves such dates unresolved.
 
     Returns:
-        ``"2026-12"`` or ``"2026-12-05"``; None when the groups are not a real date or the
-        year is missing and no reference year was given.
+        ``"2026-12"`` or ``"2026-12-05"``; ``"--12"`` or ``"--12-05"`` when the text names no
+        year and no reference year was given; None when the groups are not a real date.
     """
     month = _number(groups, "m", "mz")
     if month is None and groups.get("mon"):
         month = _MONTHS.get((groups["mon"] or "").lower().rstrip("."))
     day = _number(groups, "d", "dz")
     year = int(groups["y"] or 0) if groups.get("y") else reference_year
-    if month is None or year is None:
+    if month is None:
         return None
-    try:
-        datetime.date(year, month, day or 1)
+    try:  # a leap year stands in for a missing one, so 2月29日 stays a date
+        datetime.date(2024 if year is None else year, month, day or 1)
     except ValueError:
         return None
-    return f"{year:04d}-{month:02d}" + (f"-{day:02d}" if day else "")
+    prefix = "-" if year is None else f"{year:04d}"
+    return f"{prefix}-{month:02d}" + (f"-{day:02d}" if day else "")

@@ -321,36 +321,67 @@ def _static_atoms(
 _NEXT_DATE_HORIZON = 400
 """Days after ``D`` within which ``next_date`` looks for an event (about a year)."""
 
+_YEARLESS = re.compile(r"^--(?P<m>\d{2})(?:-(?P<d>\d{2}))?$")
+_ANY_YEAR = 2024
+"""A leap year: where a year-less date is checked on its own, 02-29 is still a date."""
 
-def _date_key(value: str) -> tuple[int, int] | None:
-    """``(month number, day)`` of a date string, day 0 for a month; None if not a date."""
-    m = _DATE.match(value)
+
+@dataclass(frozen=True, slots=True)
+class _Date:
+    """A parsed date string: year (None when the text named none), month, day (0: a month)."""
+
+    year: int | None
+    month: int
+    day: int
+
+
+def _parse_date(value: str) -> _Date | None:
+    """``"2026-12-05"``, ``"2026-12"``, ``"--12-05"`` or ``"--12"``; None if not a date."""
+    m = _DATE.match(value) or _YEARLESS.match(value)
     if m is None or not 1 <= int(m["m"]) <= 12:
         return None
-    year, month = int(m["y"]), int(m["m"])
-    day = 0
-    if m["d"] is not None:
+    year = int(m["y"]) if "y" in m.groupdict() else None
+    day = int(m["d"]) if m["d"] is not None else 0
+    try:
+        datetime.date(_ANY_YEAR if year is None else year, int(m["m"]), day or 1)
+    except ValueError:
+        return None
+    return _Date(year, int(m["m"]), day)
+
+
+def _days(start: _Date, end: _Date, start_year: int, end_year: int) -> int:
+    """Days from ``start`` to ``end`` in the given years; 30 a month if either is a month."""
+    if start.day and end.day:
         try:
-            datetime.date(year, month, int(m["d"]))
-        except ValueError:
-            return None
-        day = int(m["d"])
-    return year * 12 + month - 1, day
-
-
-def _days_between(start: tuple[int, int], end: tuple[int, int]) -> int:
-    """Days from ``start`` to ``end``; 30 a month when either names only a month."""
-    if start[1] and end[1]:
-        first = datetime.date(start[0] // 12, start[0] % 12 + 1, start[1])
-        last = datetime.date(end[0] // 12, end[0] % 12 + 1, end[1])
+            first = datetime.date(start_year, start.month, start.day)
+            last = datetime.date(end_year, end.month, end.day)
+        except ValueError:  # 02-29 placed in a common year
+            return -1
         return (last - first).days
-    return 30 * (end[0] - start[0])
+    return 30 * ((end_year - start_year) * 12 + end.month - start.month)
 
 
-def _on_or_after(start: tuple[int, int], end: tuple[int, int]) -> bool:
-    if end[0] != start[0]:
-        return end[0] > start[0]
-    return not start[1] or not end[1] or end[1] >= start[1]
+def _days_until(start: _Date, end: _Date) -> int | None:
+    """Days from ``start`` on to ``end``, or None when ``end`` is before ``start``.
+
+    A year-less date takes the year of the other date, or the next one when that would put
+    the event before the action: 12月28日 precedes 1月3日 by six days. Two year-less dates are
+    placed the same way.
+    """
+    if start.year is not None and end.year is not None:
+        days = _days(start, end, start.year, end.year)
+        return days if days >= 0 else None
+    base = start.year if start.year is not None else end.year if end.year is not None else 2000
+    candidates = (
+        [(base, base), (base, base + 1)]
+        if start.year is not None
+        else [(base, base), (base - 1, base)]
+    )
+    for start_year, end_year in candidates:
+        days = _days(start, end, start_year, end_year)
+        if days >= 0:
+            return days
+    return None
 
 
 def builtin_facts(inputs: Iterable[clingo.Symbol]) -> set[clingo.Symbol]:
@@ -362,36 +393,38 @@ def builtin_facts(inputs: Iterable[clingo.Symbol]) -> set[clingo.Symbol]:
     Returns:
         ``mentioned(A)`` for every input; ``next_date(D,F,E,N)`` for every date string ``D``
         of an input and every predicate ``F`` whose inputs carry a date on or after ``D``
-        (within about a year).
+        (within about a year). Year-less dates (``"--06-18"``) are placed in the nearest
+        year that puts the event on or after ``D`` (see :func:`_days_until`).
     """
     out: set[clingo.Symbol] = set()
-    dates: dict[str, tuple[int, int]] = {}
+    dates: dict[str, _Date] = {}
     by_predicate: dict[str, set[str]] = {}
     for atom in inputs:
         out.add(clingo.Function("mentioned", [atom]))
         for arg in atom.arguments:
-            if arg.type is clingo.SymbolType.String and (key := _date_key(arg.string)):
-                dates[arg.string] = key
+            if arg.type is clingo.SymbolType.String and (parsed := _parse_date(arg.string)):
+                dates[arg.string] = parsed
                 by_predicate.setdefault(atom.name, set()).add(arg.string)
     for predicate, event_dates in sorted(by_predicate.items()):
-        ordered = sorted(event_dates, key=lambda e: (dates[e], e))
-        for date, key in dates.items():
-            later = next((e for e in ordered if _on_or_after(key, dates[e])), None)
-            if later is None:
+        for date, parsed in dates.items():
+            best: tuple[int, str] | None = None
+            for event in event_dates:
+                days = _days_until(parsed, dates[event])
+                if days is not None and (best is None or (days, event) < best):
+                    best = (days, event)
+            if best is None or best[0] > _NEXT_DATE_HORIZON:
                 continue
-            days = _days_between(key, dates[later])
-            if days <= _NEXT_DATE_HORIZON:
-                out.add(
-                    clingo.Function(
-                        "next_date",
-                        [
-                            clingo.String(date),
-                            clingo.Function(predicate),
-                            clingo.String(later),
-                            clingo.Number(days),
-                        ],
-                    )
+            out.add(
+                clingo.Function(
+                    "next_date",
+                    [
+                        clingo.String(date),
+                        clingo.Function(predicate),
+                        clingo.String(best[1]),
+                        clingo.Number(best[0]),
+                    ],
                 )
+            )
     return out
 
 

@@ -134,3 +134,38 @@ def test_candidate_classification_shows_in_why() -> None:
     rendered = mem.why("m5").render()
     assert "only through m1" in rendered and "without m4" in rendered
     assert "only through m1" in mem.why_not("m5").render()
+
+
+def test_derivations_with_the_same_states_are_one_justification() -> None:
+    from stategraph.linking import RuleLinker
+
+    linker = RuleLinker(["relocation", "scheduling"], max_alternatives=2)
+    # m1 gives recommend(user,restaurants,tokyo) through two rules (the trip, the event
+    # there): one justification, which must not crowd out the second fact's.
+    links = linker.link(
+        {
+            "m1": ['trip(user,tokyo,"2026-05-10")', 'event_in(user,conference,tokyo,"2026-05-10")'],
+            "m2": ["recommend(user,restaurants,tokyo)"],
+            "m3": ['trip(user,tokyo,"2026-09-01")'],
+        },
+        ["m2"],
+    )
+    premises = sorted(tuple(sorted(d.premises)) for d in links.derivations["m2"])
+    assert premises == [("m1",), ("m3",)]
+    from stategraph.linking import Derivation, _keep
+
+    kept: dict[Any, Derivation] = {}
+    _keep(kept, Derivation(frozenset({"m1"}), frozenset(), ("relocation:71",)))
+    _keep(kept, Derivation(frozenset({"m1"}), frozenset(), ("relocation:72",)))
+    assert [d.rules for d in kept.values()] == [("relocation:71", "relocation:72")]
+
+
+def test_a_state_is_grounded_with_the_year_it_was_created() -> None:
+    import datetime
+
+    mem = Memory(rules="all", grounder="stategraph.rule_grounder.v1")
+    created = datetime.datetime(2026, 3, 1, tzinfo=datetime.UTC)
+    mem.add({"id": "m1", "kind": "fact", "text": "用户12月从上海搬到深圳", "created_at": created})
+    mem.add({"id": "m2", "kind": "fact", "text": "用户12月从上海搬到广州"})
+    assert mem.state("m1").atoms == ('moves(user,shanghai,shenzhen,"2026-12")',)  # type: ignore[union-attr]
+    assert mem.state("m2").atoms == ('moves(user,shanghai,guangzhou,"--12")',)  # type: ignore[union-attr]

@@ -33,10 +33,13 @@ def test_contract_examples_meet_in_one_atom(text: str) -> None:
     assert ground(text).texts == (MOVE,)
 
 
-def test_month_without_year_needs_a_reference_year() -> None:
+def test_month_without_year_takes_the_reference_year_or_stays_yearless() -> None:
     assert ground("用户计划12月从上海搬到深圳", reference_year=2026).texts == (MOVE,)
     unresolved = ground("用户计划12月从上海搬到深圳")
-    assert unresolved.texts == ("moves(user,shanghai,shenzhen,unknown)",)
+    assert unresolved.texts == ('moves(user,shanghai,shenzhen,"--12")',)
+    assert ground("The user moves from Shanghai to Shenzhen on June 13.").texts == (
+        'moves(user,shanghai,shenzhen,"--06-13")',
+    )
 
 
 def test_symbol_is_built_not_parsed() -> None:

@@ -48,6 +48,30 @@ def test_next_date_finds_the_first_event_on_or_after_each_date() -> None:
     assert 'mentioned(check_in(user,"2026-05-09"))' in facts
 
 
+def test_next_date_places_yearless_dates_in_the_nearest_year() -> None:
+    facts = {
+        str(f)
+        for f in builtin_facts(
+            parse(
+                [
+                    'trip(user,qingdao,"--07-20")',
+                    'x("--07-19")',
+                    'moves(user,oakland,sacramento,"2026-06-13")',
+                    'y("--06-13")',
+                    'z("2026-12-28")',
+                    'w("--01-03")',
+                    'v("--03")',
+                ]
+            )
+        )
+    }
+    assert 'next_date("--07-19",trip,"--07-20",1)' in facts
+    assert 'next_date("--06-13",moves,"2026-06-13",0)' in facts
+    assert 'next_date("2026-12-28",w,"--01-03",6)' in facts  # into the next year
+    assert 'next_date("--03",moves,"2026-06-13",90)' in facts
+    assert not any(f.startswith('next_date("--07-19",moves') and ",-" in f for f in facts)
+
+
 def test_next_date_ignores_non_dates_and_far_events() -> None:
     facts = {
         str(f) for f in builtin_facts(parse(['a("2026-02-30")', 'b("2026-01-01","2028-01-01")']))
