@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import clingo
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from stategraph.grounding.analysis import Analysis, Mention
 from stategraph.grounding.data import read_jsonl
@@ -32,6 +32,9 @@ HEDGE_PREDICATE = "maybe"
 """The wrapper predicate for hedged atoms: ``maybe(moves(user,shanghai,shenzhen,unknown))``."""
 
 _HEDGE_CUE = "HEDGE"
+_AGENT = "agent"
+_POSS = "POSS"
+_USER = "user"
 # Value labels that become clingo strings ("2026-12", "500mg"); AMOUNT becomes a number.
 _STRING_VALUES = frozenset({"DATE", "DOSE"})
 # A marker may stand right before its entity or one token earlier (搬到了深圳, to the Shenzhen).
@@ -52,8 +55,9 @@ class ArgSpec(BaseModel):
         default: the constant used when nothing is found; None makes the argument required.
         scope: ``clause`` or ``sentence``: where candidates may stand (dates often sit in
             another clause: "In December 2026, the user moves ...").
-        skip_after: a cue label whose entity is never this argument (the recipient after 给 /
-            "to" is not the agent of 用户给妈妈转账).
+        skip_after: cue labels whose entity is never this argument (the recipient after 给 /
+            "to" is not the agent of 用户给妈妈转账; the companion after "and" / 和 is not
+            the agent of "the user and her husband fly"). A single label is accepted too.
         each: take every candidate in scope, one atom each (coordinated objects: "cancel gas
             and water" gives two atoms); at most one argument of a frame sets it.
     """
@@ -66,8 +70,13 @@ class ArgSpec(BaseModel):
     marker: str | None = None
     default: str | None = None
     scope: Literal["clause", "sentence"] = "clause"
-    skip_after: str | None = None
+    skip_after: tuple[str, ...] = ()
     each: bool = False
+
+    @field_validator("skip_after", mode="before")
+    @classmethod
+    def _one_or_many(cls, v: object) -> object:
+        return (v,) if isinstance(v, str) else v
 
 
 class FrameSpec(BaseModel):
@@ -178,9 +187,15 @@ def _bind(
         scope = clause if arg.scope == "clause" else sentence
         in_scope = [m for m in analysis.entities if m.label in arg.types and _in(m, scope)]
         candidates = [m for m in in_scope if m.value and m not in used]
-        if arg.skip_after is not None:
-            skip = [c for c in analysis.cues if c.label == arg.skip_after and _in(c, clause)]
-            candidates = [m for m in candidates if not _marked(m, skip)]
+        if arg.skip_after:
+            skip = [c for c in analysis.cues if c.label in arg.skip_after and _in(c, clause)]
+            # The user is never a mere companion: "my wife and I are moving" is the user's move.
+            candidates = [m for m in candidates if m.value == _USER or not _marked(m, skip)]
+        if arg.role == _AGENT:
+            # A possessor is not the agent: in "a friend's wedding" / 朋友的婚礼 the user goes;
+            # whose drug or document it is, _owned decides.
+            poss = {c.start for c in analysis.cues if c.label == _POSS}
+            candidates = [m for m in candidates if m.end not in poss]
         markers = [c for c in analysis.cues if c.label == arg.marker and _in(c, clause)]
         chosen = _pick(arg, trigger, candidates, markers)
         if chosen is not None:
@@ -194,7 +209,67 @@ def _bind(
             why = f" (cannot resolve {unresolved[0]!r})" if unresolved else ""
             return [], f"{frame.predicate}: {trigger.text!r} without a {arg.role}{why}"
         bindings = [[*b, o] for b in bindings for o in options]
-    return bindings, None
+    return [_owned(frame, b, trigger, analysis) for b in bindings], None
+
+
+# What a possessive hands to its possessor: things people have (their drug, condition,
+# allergy, document, card). Not events: "a friend's wedding" is one the user attends.
+_OWNED = frozenset({"MED", "COND", "ALLERGEN", "DOC", "CARD"})
+_REL = _POSS  # zh 的 marks both a possessor and the end of a relative clause
+# How far after the trigger a zh relative clause may end in its head noun (住在|青岛|的|母亲).
+_REL_GAP = 3
+
+
+def _owner(m: Mention, people: list[Mention], poss: list[Mention]) -> Mention | None:
+    """The person whose possessive stands right before ``m`` ("father's lisinopril", 父亲的药)."""
+    for c in poss:
+        if 0 <= m.start - c.end <= _MARKER_GAP:
+            owner = next((p for p in people if p.end == c.start), None)
+            if owner is not None:
+                return owner
+    return None
+
+
+def _owned(
+    frame: FrameSpec, bound: list[_Bound], trigger: Mention, analysis: Analysis
+) -> list[_Bound]:
+    """Rebind the agent to the person the memory is really about.
+
+    Two argument structures name a person other than the nearest one before the trigger:
+    a possessive on an argument that is a possession (``_OWNED``: "remind the user to
+    collect their father's lisinopril", 用户父亲的降压药) makes the possessor the agent;
+    a Chinese relative clause ending in a person right after the trigger
+    (提醒用户和住在青岛的母亲通话) makes that person the agent of the clause's verb.
+    Without either, the binding is unchanged.
+    """
+    roles = [a.role for a in frame.args]
+    if _AGENT not in roles:
+        return bound
+    at = roles.index(_AGENT)
+    clause = analysis.clause_of(trigger.start)
+    people = [m for m in analysis.entities if m.label == "PERSON" and m.value and _in(m, clause)]
+    poss = [c for c in analysis.cues if c.label == _POSS and _in(c, clause)]
+    rel = [c for c in analysis.cues if c.label == _REL and _in(c, clause)]
+    new: Mention | None = None
+    for b, arg in zip(bound, frame.args, strict=True):
+        if arg.role != _AGENT and b.mention is not None and b.mention.label in _OWNED:
+            new = _owner(b.mention, people, poss) or new
+    if new is None:
+        new = next(
+            (
+                p
+                for p in people
+                if p.start >= trigger.end
+                and p.start - trigger.end <= _REL_GAP
+                and any(c.end == p.start for c in rel)
+            ),
+            None,
+        )
+    if new is None or (bound[at].mention is not None and bound[at].mention == new):
+        return bound
+    out = list(bound)
+    out[at] = _Bound(clingo.Function(new.value), new)
+    return out
 
 
 def _polarity(
