@@ -447,8 +447,9 @@ def derive(
 
     Returns:
         The firings, sorted by head, rule and premises. Firings that follow from pack
-        knowledge alone (``contains(metformin,metformin)``) are left out; only firings that
-        depend on the inputs are returned.
+        knowledge alone (``contains(metformin,metformin)``) are left out, and so are firings
+        that pack knowledge blocks (a ``not`` on a static fact); only firings that depend on
+        the inputs are returned.
 
     Raises:
         RulePackError: when a pack is unknown, malformed or unsafe, or the packs together are
@@ -497,6 +498,8 @@ def derive(
             tuple(n for n in neg if f"{n.name}/{len(n.arguments)}" not in BUILTINS),
         )
         for rule, head, pos, neg in fired
-        if head not in static
+        # Pack knowledge under `not` is decided here: a rule blocked by a static fact never
+        # fires (`not is_substitute(M)` for a known substitute), whatever the memories say.
+        if head not in static and not any(n in static for n in neg)
     }
     return sorted(out, key=lambda f: (str(f.head), f.rule, [str(p) for p in f.premises]))

@@ -101,7 +101,7 @@ def test_hedge_is_a_distinct_atom(text: str) -> None:
 
 
 def test_nothing_found_says_so() -> None:
-    result = ground("The weather is nice today.")
+    result = ground("The weather looks nice today.")
     assert result.atoms == ()
     assert result.reason == "no atom: no frame trigger in the text"
     assert result.to_dict()["atoms"] == []

@@ -78,6 +78,26 @@ TABLE = [
         {"prescribed(user,ibuprofen)"},
     ),
     (["allergic(user,nsaids)"], {"suggest_instead(user,acetaminophen)"}, set()),
+    (
+        ["diagnosed(user,pregnancy)"],
+        {"contraindicated(user,naproxen)", "contraindicated(user,alcohol)"},
+        {"contraindicated(user,acetaminophen)"},
+    ),
+    (["diagnosed(user,peptic_ulcer)"], {"contraindicated(user,aspirin)"}, set()),
+    (["diagnosed(user,liver_disease)"], {"contraindicated(user,alcohol)"}, set()),
+    (["diagnosed(father,pregnancy)"], set(), {"contraindicated(user,ibuprofen)"}),
+    (
+        ["suggest_instead(user,ibuprofen)", "purchase(user,alcohol)"],
+        {"suggest_instead(user,ibuprofen)", "purchase(user,alcohol)"},
+        set(),
+    ),
+    (
+        ["suggest_instead(user,ibuprofen)", "purchase(user,alcohol)", "diagnosed(user,pregnancy)"],
+        set(),
+        {"suggest_instead(user,ibuprofen)", "purchase(user,alcohol)"},
+    ),
+    # A substitute is suggested only for what it replaces, never on its own.
+    (["suggest_instead(user,acetaminophen)"], set(), {"suggest_instead(user,acetaminophen)"}),
 ]
 
 

@@ -98,6 +98,50 @@ SCENARIOS: list[tuple[list[tuple[str, str, str]], dict[str, Any], set[str], set[
         {"b", "r"},
         {"h"},
     ),
+    (
+        [
+            ("k", "fact", "The user gets tension headaches after long meetings."),
+            ("s", "plan", "Suggest naproxen when a headache starts."),
+            ("b", "action", "Order a pack of naproxen from the pharmacy on Friday."),
+            ("w", "plan", "Buy a bottle of champagne for the user's promotion party."),
+            ("t", "plan", "Suggest a short walk after each long meeting."),
+        ],
+        {"assert": [{"id": "f", "kind": "fact", "text": "The user is pregnant."}]},
+        {"s", "b", "w"},
+        {"k"},
+    ),
+    (
+        [
+            ("s", "plan", "胃痛的时候建议用户吃布洛芬"),
+            ("b", "action", "帮用户网购一盒阿司匹林"),
+            ("d", "fact", "用户每天吃二甲双胍"),
+            ("m", "action", "每天早上提醒用户吃二甲双胍"),
+        ],
+        {"assert": [{"id": "f", "kind": "fact", "text": "胃镜查出用户有十二指肠溃疡"}]},
+        {"s", "b"},
+        {"m"},
+    ),
+    (
+        [
+            ("f", "fact", "The user takes metformin 500 mg twice a day."),
+            ("r", "action", "Refill the user's metformin 500 mg at the pharmacy."),
+            ("g", "fact", "The user's father takes metformin 500 mg every morning."),
+            ("d", "action", "Remind the user to collect her father's metformin 500 mg."),
+        ],
+        supersede("The user's metformin dose went up to 1000 mg twice a day."),
+        {"r"},
+        {"d"},
+    ),
+    (
+        [
+            ("f", "fact", "用户9月12日从上海搬到杭州"),
+            ("t", "action", "9月10日帮用户预约搬家公司"),
+            ("c", "action", "搬家前帮用户退掉上海的宽带"),
+        ],
+        supersede("用户10月20日从上海搬到杭州"),
+        {"t"},
+        {"c"},
+    ),
 ]  # fmt: skip
 
 
