@@ -162,6 +162,13 @@ def _pick(
     return min(candidates, key=lambda m: (_distance(m, trigger), m.start), default=None)
 
 
+def _range_end(m: Mention, others: list[Mention]) -> bool:
+    """Is ``m`` a date that closes a range opened by a date at most one token before it?"""
+    return m.label == "DATE" and any(
+        o.label == "DATE" and o is not m and 0 <= m.start - o.end <= _MARKER_GAP for o in others
+    )
+
+
 def _value(label: str, value: str) -> clingo.Symbol:
     if label in _STRING_VALUES:
         return clingo.String(value)
@@ -187,6 +194,9 @@ def _bind(
         scope = clause if arg.scope == "clause" else sentence
         in_scope = [m for m in analysis.entities if m.label in arg.types and _in(m, scope)]
         candidates = [m for m in in_scope if m.value and m not in used]
+        # The second of two dates a word apart ends a range (4月3日到8日, Oct 3 to Oct 10):
+        # the event is dated by its first day.
+        candidates = [m for m in candidates if not _range_end(m, in_scope)]
         if arg.skip_after:
             skip = [c for c in analysis.cues if c.label in arg.skip_after and _in(c, clause)]
             # The user is never a mere companion: "my wife and I are moving" is the user's move.

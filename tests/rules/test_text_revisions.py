@@ -142,6 +142,17 @@ SCENARIOS: list[tuple[list[tuple[str, str, str]], dict[str, Any], set[str], set[
         {"t"},
         {"c"},
     ),
+    (
+        [
+            ("f", "fact", "用户一家8月1日到8月6日去大连度假"),
+            ("e", "belief", "8月1日到6日家里没人"),
+            ("c", "action", "7月31日晚上把猫送去宠物店寄养"),
+            ("g", "fact", "用户的母亲住在大连"),
+        ],
+        {"supersede": {"id": "f", "with": {"id": "f2", "kind": "fact", "text": "大连度假取消了"}}},
+        {"e", "c"},
+        {"g"},
+    ),
 ]  # fmt: skip
 
 
