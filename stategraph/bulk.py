@@ -15,6 +15,7 @@ Premises may name stored states; their current truth values are the boundary.
 from __future__ import annotations
 
 import hashlib
+from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
@@ -129,10 +130,16 @@ def _load(
             else:
                 program.rule(index[j.head], pos, neg)
     true, undefined = program.solve()
+    support = _supports(exogenous, justs, index, true, boundary)
+
+    def follow(src: str, head: str) -> bool:
+        k = support[index[head]]
+        return k < 0 or src in justs[k].premises or src in justs[k].unless
+
     # Rows go in in key order: B-tree inserts then mostly append instead of splitting pages
     # all over the tables.
     order = sorted(range(len(new)), key=lambda i: new[i].id)
-    justs = sorted(justs, key=lambda j: j.key)
+    by_key = sorted(range(len(justs)), key=lambda k: justs[k].key)
     with store.transaction():
         for start in range(0, len(order), _BATCH):
             rows = []
@@ -143,7 +150,8 @@ def _load(
                 rows.append(row)
             store.conn.executemany("INSERT INTO states VALUES (?,?,?,?,?,?,?,?)", rows)
         for start in range(0, len(justs), _BATCH):
-            for row in store.add_justifications(justs[start : start + _BATCH]):
+            batch = [justs[k] for k in by_key[start : start + _BATCH]]
+            for row in store.add_justifications(batch, follow):
                 digest.update("\x1f".join(row).encode("utf-8"))
         summary = {
             "states": len(new),
@@ -154,3 +162,64 @@ def _load(
         }
         store.append('{"bulk_load":true}', canonical_json({"bulk_load": summary}), config)
     return summary
+
+
+def _supports(
+    exogenous: list[bool],
+    justs: list[Justification],
+    index: dict[str, int],
+    true: list[bool],
+    boundary: dict[str, Truth],
+) -> list[int]:
+    """Per loaded state, the justification (index into ``justs``) that carries it, or -1.
+
+    The carrying justification is one of lowest derivation height (breadth-first from the
+    states that hold without a loaded derived premise), so supports never form a cycle; the
+    ``edges`` rows record which edges they leave open (:class:`~stategraph.graph.Cone`). Facts
+    and states that do not hold get -1: every edge into them stays open.
+    """
+
+    def outside_false(u: str) -> bool:
+        # A support's unless states must not be loaded derived states (see
+        # revise._Grader.levels): their falsity may hinge on the state supported. Stored
+        # states cannot cite loaded ones, and loaded facts all hold.
+        return u not in index and boundary.get(u, Truth.false) is Truth.false
+
+    support = [-1] * len(true)
+    remaining = [0] * len(justs)
+    waiting: dict[int, list[int]] = {}
+    queue: deque[int] = deque()
+    for k, j in enumerate(justs):
+        head = index[j.head]
+        if not true[head]:
+            continue
+        derived: list[int] = []
+        for p in j.premises:
+            i = index.get(p)
+            if i is None:
+                if boundary.get(p) is not Truth.true:
+                    break
+            elif not true[i]:
+                break
+            elif not exogenous[i]:
+                derived.append(i)
+        else:
+            if not all(outside_false(u) for u in j.unless):
+                continue
+            if not derived:
+                if support[head] < 0:
+                    support[head] = k
+                    queue.append(head)
+                continue
+            remaining[k] = len(derived)
+            for i in derived:
+                waiting.setdefault(i, []).append(k)
+    while queue:
+        for k in waiting.get(queue.popleft(), ()):
+            remaining[k] -= 1
+            if remaining[k] == 0:
+                head = index[justs[k].head]
+                if support[head] < 0:
+                    support[head] = k
+                    queue.append(head)
+    return support

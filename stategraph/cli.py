@@ -28,7 +28,7 @@ _PLUGINS = ("stategraph.grounding.cli", "stategraph.bench.cli")
 
 def render_report(report: Report) -> str:
     """A report as aligned text lines, one per changed and touched state."""
-    lines = [f"cone: {report.cone_size} states examined"]
+    lines = [f"cone: {report.cone_size} states reached, {report.solved} solved"]
     for c in report.changed:
         by = f" by {c.by}" if c.by else ""
         lines.append(f"  {c.id:<10} {c.action}{by} (now {c.new.value})")

@@ -80,6 +80,7 @@ def derivation_levels(
     justs_of: Callable[[str], list[Justification]],
     is_base: Callable[[str], bool],
     value: Value,
+    usable: Callable[[Justification], bool] | None = None,
 ) -> dict[str, tuple[int, Justification | None]]:
     """Height of the lowest derivation of each true state among ``heads``.
 
@@ -88,6 +89,8 @@ def derivation_levels(
         justs_of: the justifications of a head.
         is_base: states of height 0 (active facts, and true states outside the scope).
         value: truth of any state in the current model.
+        usable: which justifications may be used (all that hold, without it); a head with
+            no usable derivation is left out of the result.
 
     Returns:
         ``{id: (height, justification used)}`` for every head and base premise reached; the
@@ -105,6 +108,8 @@ def derivation_levels(
             continue
         for j in justs_of(h):
             if justification_value(j, value) is not Truth.true:
+                continue
+            if usable is not None and not usable(j):
                 continue
             prem = body(j)
             counter = [len(prem), 0]  # premises still unlevelled, max level seen

@@ -8,15 +8,37 @@ freely while a revision is computed: if anything fails, nothing was persisted.
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from stategraph.errors import DuplicateStateError, UnknownStateError
 from stategraph.model import Justification, State, Truth
 
-__all__ = ["JustKey", "SupportGraph"]
+__all__ = ["Cone", "JustKey", "SupportGraph"]
 
 JustKey = tuple[str, tuple[str, ...], tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class Cone:
+    """The states a change reaches, and the part of them whose value it can change.
+
+    A state that holds keeps holding while the justification that carries it (its *support*,
+    chosen so that supports never form a cycle) keeps holding: it can change value only if one
+    of the states that justification cites changes. So a change spreads along *open* edges:
+    into a state that does not hold, or from a state its support cites. The states reached that
+    way are the ones to solve; the rest of the cone keeps its value and is frozen like the
+    states outside it. This is the pruning of a justification-based TMS (Doyle 1979), kept
+    sound for the well-founded semantics: see ``docs/revision.md``.
+
+    Attributes:
+        depth: every state reachable from the seeds along premise and ``unless`` edges, with
+            its hop distance (the affected cone, as reported).
+        solve: the seeds and the states reachable from them along open edges.
+    """
+
+    depth: dict[str, int]
+    solve: frozenset[str]
 
 
 class SupportGraph:
@@ -85,26 +107,6 @@ class SupportGraph:
         for k in self._by_head.get(head, ()):
             yield from k[1]
             yield from k[2]
-
-    def cone(self, seeds: Iterable[str]) -> dict[str, int]:
-        """Every state reachable from the seeds along support edges, with its hop distance.
-
-        This is the affected cone: no state outside it can change value, because none of its
-        (transitive) supports changed. Cost is proportional to the cone, not to the graph.
-        """
-        depth: dict[str, int] = {}
-        queue: deque[str] = deque()
-        for s in sorted(set(seeds)):
-            depth[s] = 0
-            queue.append(s)
-        while queue:
-            s = queue.popleft()
-            d = depth[s] + 1
-            for h in self.dependents(s):
-                if h not in depth:
-                    depth[h] = d
-                    queue.append(h)
-        return depth
 
     # ---- mutations ----------------------------------------------------------------------
 

@@ -232,18 +232,20 @@ class Memory:
         change = _validated(Change, change, "change")
         with _paused_gc():
             change, compatible = self._preparer.prepare(change)
-            graph = self._subgraph(change)
-            rev = revise(graph, self.policy, change, self.max_depth, compatible)
+            cone = self.store.cone(seeds(change))
+            graph = self._subgraph(change, cone.solve)
+            rev = revise(graph, self.policy, change, cone, self.store, self.max_depth, compatible)
             self.store.commit(rev, self.config)
         return rev.report
 
-    def _subgraph(self, change: Change) -> SupportGraph:
-        """What one revision reads: the cone of the change and every state it names."""
+    def _subgraph(self, change: Change, solve: frozenset[str]) -> SupportGraph:
+        """What one revision reads first: the states to solve and every state the change
+        names."""
         named = {*change.retract, *(s.id for s in change.supersede)}
         named.update(s.id for s in (*change.assert_, *(s.with_ for s in change.supersede)))
         for j in (*change.add_justifications, *change.remove_justifications):
             named.update((j.head, *j.premises, *j.unless))
-        return self.store.subgraph(named, cone_from=seeds(change))
+        return self.store.subgraph(named | solve)
 
     def add(
         self,

@@ -315,7 +315,10 @@ class Report(BaseModel):
     changed: tuple[ChangedState, ...]
     entries: tuple[Entry, ...]
     cone_size: int
-    """How many states the revision examined (the affected cone)."""
+    """How many states the change reaches (the affected cone)."""
+    solved: int = 0
+    """How many of them were solved: the rest kept the justification that carries them
+    (``docs/revision.md``)."""
     max_depth: int | None
     method: str = "cone/stratified"
     """How the model was computed: ``cone/stratified`` (one stable model) or

@@ -4,17 +4,22 @@ The steps, each cone-local so that cost follows the cone and not the store:
 
 1. validate the change against the graph (nothing is touched if it is malformed);
 2. apply it to the graph (the revision's own working copy of the cone);
-3. the cone: every state reachable from the changed ones along premise and ``unless`` edges;
-4. the cone as a normal program, states outside it frozen at their current value, solved for
-   its well-founded model (:mod:`stategraph.logic`);
+3. the cone: every state reachable from the changed ones along premise and ``unless`` edges,
+   and within it the states the change can move (:class:`~stategraph.graph.Cone`);
+4. those states as a normal program, every other state frozen at its current value, solved
+   for its well-founded model (:mod:`stategraph.logic`);
 5. the depth bound: states past ``max_depth`` whose value would change are set undecided;
-6. verdicts, reasons and consequences per touched state (:func:`_entry`).
+6. verdicts, reasons and consequences per touched state (:meth:`_Grader.entry`), which also
+   covers the states that keep holding through their support while something they cite
+   changed value (loaded only then);
+7. the new supports of the solved states that hold, which decide the open edges next time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from stategraph.errors import (
     InvalidChangeError,
@@ -22,7 +27,7 @@ from stategraph.errors import (
     UnknownStateError,
 )
 from stategraph.explain import body, derivation_levels, failures, justification_value
-from stategraph.graph import JustKey, SupportGraph
+from stategraph.graph import Cone, JustKey, SupportGraph
 from stategraph.logic import Program, Rule, well_founded
 from stategraph.model import (
     Change,
@@ -55,6 +60,20 @@ class Writes:
     truth: dict[str, Truth] = field(default_factory=dict)
     dropped_edges: list[tuple[str, str]] = field(default_factory=list)
     """``(src, head)`` pairs no justification of ``head`` cites any more."""
+    follow: list[tuple[int, str, str]] = field(default_factory=list)
+    """``(open, src, head)`` for every edge into a solved state (see :class:`Cone`)."""
+
+
+class Loader(Protocol):
+    """What a revision reads beyond the subgraph it starts with (a store)."""
+
+    def extend(self, graph: SupportGraph, heads: Iterable[str]) -> None:
+        """Add these heads' justifications, and the states those cite, to ``graph``."""
+        ...
+
+    def heads_citing(self, ids: Iterable[str]) -> set[str]:
+        """Heads whose justifications cite any of these ids."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -169,7 +188,7 @@ class _ConeProgram:
     while ``p`` holds, undefined otherwise.
     """
 
-    def __init__(self, graph: SupportGraph, policy: Policy, cone: dict[str, int]) -> None:
+    def __init__(self, graph: SupportGraph, policy: Policy, cone: frozenset[str]) -> None:
         self.graph = graph
         self.cone = cone
         self.program = Program()
@@ -225,18 +244,24 @@ def revise(
     graph: SupportGraph,
     policy: Policy,
     change: Change,
+    cone: Cone,
+    loader: Loader,
     max_depth: int | None = None,
     compatible: frozenset[str] = frozenset(),
 ) -> Revision:
     """Apply ``change`` to ``graph`` and compute the revision.
 
     The graph is mutated (structure and truth values): it is the working set the store
-    loaded for this revision (:meth:`~stategraph.store.SQLiteStore.subgraph`).
+    loaded for this revision (:meth:`~stategraph.store.SQLiteStore.subgraph`), and grows
+    through ``loader`` when states outside ``cone.solve`` need grading.
 
     Args:
-        graph: the support graph.
+        graph: the solved states of the cone and the states the change names, with their
+            justifications, and every state those cite.
         policy: kinds and grading.
         change: what to apply.
+        cone: the change's cone (:meth:`~stategraph.store.SQLiteStore.cone`, before the change).
+        loader: reads more of the store.
         max_depth: the cascade bound (None: unbounded).
         compatible: superseded ids whose replacement still supports some of the same
             conclusions through the rules; a state that loses only a *declared* support on
@@ -256,29 +281,33 @@ def revise(
         cited = set(graph.supporters(head))
         writes.dropped_edges += [(s, head) for s in sorted({*premises, *unless} - cited)]
     roots = seeds(change)
-    cone = graph.cone(roots)
-    program = _ConeProgram(graph, policy, cone).program
-    model = well_founded(program)
+    depth = {**cone.depth, **dict.fromkeys(roots, 0)}
+    solve = cone.solve | roots.keys()
+    model = well_founded(_ConeProgram(graph, policy, solve).program)
 
     new: dict[str, Truth] = {}
     past_bound: set[str] = set()
-    for sid, depth in cone.items():
+    for sid in solve:
         if sid not in graph:
             continue
         value = model.value(sid)
-        if max_depth is not None and depth > max_depth and value is not graph.value(sid):
+        if max_depth is not None and depth[sid] > max_depth and value is not graph.value(sid):
             value = Truth.undefined
             past_bound.add(sid)
         new[sid] = value
+    moved = {s for s, v in new.items() if v is not graph.value(s)}
+    # States that keep their support while something they cite moved: graded, not solved.
+    held = loader.heads_citing(moved) - solve if moved else set()
+    loader.extend(graph, held)
 
     def new_value(sid: str) -> Truth:
         return new[sid] if sid in new else graph.value(sid)
 
-    grader = _Grader(graph, policy, cone, new_value, model.cycles, past_bound, compatible)
-    moved = {s for s, v in new.items() if v is not graph.value(s)}
+    scope = solve | held
+    grader = _Grader(graph, policy, depth, scope, new_value, model.cycles, past_bound, compatible)
     changed: list[ChangedState] = []
     entries: list[Entry] = []
-    for sid in sorted(new, key=lambda s: (cone[s], s)):
+    for sid in sorted(scope & graph.states.keys(), key=lambda s: (depth[s], s)):
         action = roots.get(sid)
         if action in ("retracted", "superseded", "asserted"):
             by = graph.inactive.get(sid) if action == "superseded" else None
@@ -292,7 +321,9 @@ def revise(
         entry = grader.entry(sid, before)
         if entry is not None:
             entries.append(entry)
-    entries = grader.with_surviving(entries)
+    supports = grader.levels(scope, solve)
+    entries = grader.with_surviving(entries, supports)
+    writes.follow = _open_edges(graph, policy, solve, new_value, supports)
     for sid, value in new.items():
         if value is not graph.value(sid):
             writes.truth[sid] = value
@@ -301,7 +332,8 @@ def revise(
         change=change,
         changed=tuple(sorted(changed, key=lambda c: c.id)),
         entries=tuple(entries),
-        cone_size=len(cone),
+        cone_size=len(depth),
+        solved=len(solve),
         max_depth=max_depth,
         method=f"cone/{model.path}",
     )
@@ -315,7 +347,8 @@ class _Grader:
         self,
         graph: SupportGraph,
         policy: Policy,
-        cone: dict[str, int],
+        depth: dict[str, int],
+        scope: set[str] | frozenset[str],
         new_value: Callable[[str], Truth],
         cycles: tuple[frozenset[Hashable], ...],
         past_bound: set[str],
@@ -323,45 +356,64 @@ class _Grader:
     ) -> None:
         self.graph = graph
         self.policy = policy
-        self.cone = cone
+        self.depth = depth
+        self.scope = scope
         self.new_value = new_value
         self.cycle_of = {n: c for c in cycles for n in c}
         self.past_bound = past_bound
         self.compatible = compatible
 
-    def with_surviving(self, entries: list[Entry]) -> list[Entry]:
-        """Name the justification that carries each kept or restored state.
+    def levels(
+        self, heads: Iterable[str], solved: frozenset[str] | None = None
+    ) -> dict[str, tuple[int, Justification | None]]:
+        """The lowest derivation of each of ``heads`` that holds after the change.
 
-        It is the one of minimal derivation height, so never circular. Heights are computed
-        only over what those states rest on inside the cone (states outside it are settled
-        and count as height 0), not over the whole cone.
+        States outside the scope are settled and count as height 0: their own supports never
+        cite a state the change can move, so a derivation chosen here is never circular.
+
+        With ``solved``, the derivations are supports (:class:`~stategraph.graph.Cone`), and
+        their ``unless`` states must be facts or states outside ``solved``: whether a solved
+        state is false may hinge on the very state it would support (``a :- not b``,
+        ``b :- not a``, with ``a`` true through another justification), and a support resting
+        on that would keep ``a`` true by itself once the other justification fails. A state
+        outside ``solved`` that does not hold cannot hinge on a solved one: the edge between
+        them would be open and it would be solved too.
         """
-        carried = {e.id for e in entries if e.verdict in (Verdict.kept, Verdict.restored)}
-        if not carried:
-            return entries
         g = self.graph
+        exogenous = self.policy.is_exogenous
 
         def is_base(s: str) -> bool:
-            return s not in self.cone or self.policy.is_exogenous(g.states[s])
+            return s not in self.scope or exogenous(g.states[s])
 
-        scope: set[str] = set()
-        stack = sorted(carried)
-        while stack:
-            s = stack.pop()
-            if s in scope or is_base(s):
-                continue
-            scope.add(s)
-            for j in g.justifications_of(s):
-                if justification_value(j, self.new_value) is Truth.true:
-                    stack.extend(p for p in body(j) if p not in scope)
-        levels = derivation_levels(scope, g.justifications_of, is_base, self.new_value)
+        usable = None
+        if solved is not None:
+
+            def usable(j: Justification) -> bool:
+                return all(u not in solved or exogenous(g.states[u]) for u in j.unless)
+
+        heads = [
+            s
+            for s in heads
+            if g.is_active(s) and not exogenous(g.states[s]) and self.new_value(s) is Truth.true
+        ]
+        return derivation_levels(heads, g.justifications_of, is_base, self.new_value, usable)
+
+    def with_surviving(
+        self, entries: list[Entry], supports: dict[str, tuple[int, Justification | None]]
+    ) -> list[Entry]:
+        """Name the justification that carries each kept or restored state: its new support
+        if it has one, else its lowest derivation (:meth:`levels`), so never circular."""
+        carried = {e.id for e in entries if e.verdict in (Verdict.kept, Verdict.restored)}
+        missing = carried - supports.keys()
+        levels = {**self.levels(self.scope), **supports} if missing else supports
         out = []
         for e in entries:
-            by = levels.get(e.id, (0, None))[1] if e.id in carried else None
-            if by is not None:
-                e = e.model_copy(
-                    update={"reason": e.reason.model_copy(update={"surviving": by.ref()})}
-                )
+            if e.id in carried:
+                by = levels.get(e.id, (0, None))[1]
+                if by is not None:
+                    e = e.model_copy(
+                        update={"reason": e.reason.model_copy(update={"surviving": by.ref()})}
+                    )
             out.append(e)
         return out
 
@@ -422,7 +474,7 @@ class _Grader:
             old=old_t,
             new=new_t,
             verdict=verdict,
-            depth=self.cone[sid],
+            depth=self.depth[sid],
             decided_by=decided_by,
             consequence=consequence,
             reason=Reason(
@@ -457,3 +509,27 @@ class _Grader:
         )
         cause = "unverified_candidate" if unverified else "undefined_premise"
         return cause, (), tuple(sorted(undecided))
+
+
+def _open_edges(
+    graph: SupportGraph,
+    policy: Policy,
+    solved: frozenset[str],
+    value: Callable[[str], Truth],
+    supports: dict[str, tuple[int, Justification | None]],
+) -> list[tuple[int, str, str]]:
+    """Whether each edge into a solved state is open after the change (see :class:`Cone`).
+
+    An edge into a state that holds is open only if the state's support cites its source;
+    every edge into a state that does not hold, or holds without a support, is open.
+    """
+    rows: list[tuple[int, str, str]] = []
+    for head in sorted(solved):
+        if head not in graph or policy.is_exogenous(graph.states[head]):
+            continue
+        justs = graph.justifications_of(head)
+        support = supports.get(head, (0, None))[1] if value(head) is Truth.true else None
+        keep = {*body(support), *support.unless} if support is not None else None
+        cited = sorted({x for j in justs for x in (*j.premises, *j.unless)})
+        rows += [(int(keep is None or src in keep), src, head) for src in cited]
+    return rows

@@ -19,7 +19,7 @@ import hashlib
 import json
 import re
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,7 +28,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from stategraph.errors import LogIntegrityError, StoreError
-from stategraph.graph import JustKey, SupportGraph
+from stategraph.graph import Cone, JustKey, SupportGraph
 from stategraph.model import (
     ActionStatus,
     EdgeCheck,
@@ -72,6 +72,8 @@ CREATE TABLE IF NOT EXISTS justifications (
 CREATE TABLE IF NOT EXISTS edges (
     src TEXT NOT NULL,
     head TEXT NOT NULL,
+    follow INTEGER NOT NULL,        -- 1: a change of src can change head (head does not hold,
+                                    -- or src is cited by the support of head): graph.Cone
     PRIMARY KEY (src, head)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS revisions (
@@ -111,11 +113,21 @@ class Store(Protocol):
 
     name: str
 
-    def subgraph(
-        self, ids: Iterable[str] = (), cone_from: Iterable[str] = (), full: bool = False
-    ) -> SupportGraph:
-        """The states ``ids``, the cone of ``cone_from``, their justifications, and the
-        states those justifications cite (for their truth values)."""
+    def cone(self, seeds: Iterable[str]) -> Cone:
+        """The affected cone of the seeds, and the part of it a change can move."""
+        ...
+
+    def subgraph(self, ids: Iterable[str] = (), full: bool = False) -> SupportGraph:
+        """The states ``ids``, their justifications, and the states those justifications
+        cite (for their truth values)."""
+        ...
+
+    def extend(self, graph: SupportGraph, heads: Iterable[str]) -> None:
+        """Add more heads (their justifications and what those cite) to a subgraph."""
+        ...
+
+    def heads_citing(self, ids: Iterable[str]) -> set[str]:
+        """Stored heads whose justifications cite any of these ids."""
         ...
 
     def ancestors(self, state_id: str) -> SupportGraph:
@@ -219,9 +231,16 @@ def _marks(n: int) -> str:
     return ",".join("?" * n)
 
 
-def _edges(justs: Iterable[Justification]) -> list[tuple[str, str]]:
-    """The ``edges`` rows of justifications: each id they cite, with their head."""
-    return sorted({(src, j.head) for j in justs for src in (*j.premises, *j.unless)})
+Follow = Callable[[str, str], bool]
+"""Whether the edge ``(src, head)`` is open (see :class:`~stategraph.graph.Cone`)."""
+
+
+def _edges(justs: Iterable[Justification], follow: Follow | None) -> list[tuple[str, str, int]]:
+    """The ``edges`` rows of justifications, in key order: each id they cite, with their head."""
+    pairs = sorted({(src, j.head) for j in justs for src in (*j.premises, *j.unless)})
+    if follow is None:
+        return [(src, head, 1) for src, head in pairs]
+    return [(src, head, int(follow(src, head))) for src, head in pairs]
 
 
 def state_row(st: State, truth: Truth) -> tuple[Any, ...]:
@@ -361,18 +380,35 @@ class SQLiteStore:
         for chunk in _chunks(unique):
             yield from self.conn.execute(sql.format(_marks(len(chunk))), chunk)
 
-    def cone_ids(self, seeds: Iterable[str]) -> set[str]:
-        """Every id reachable from the seeds along the ``edges`` index (seeds included)."""
-        seen = set(seeds)
-        frontier = sorted(seen)
+    def cone(self, seeds: Iterable[str]) -> Cone:
+        """The affected cone of the seeds, and the part of it a change can move.
+
+        One breadth-first search over the ``edges`` index gives every hop distance; the open
+        edges it meets are kept, and the states to solve are those the seeds reach along them.
+        """
+        depth = dict.fromkeys(seeds, 0)
+        opened: dict[str, list[str]] = {}
+        frontier = sorted(depth)
+        d = 0
         while frontier:
-            found = {
-                head
-                for (head,) in self._select("SELECT head FROM edges WHERE src IN ({})", frontier)
-            }
-            frontier = sorted(found - seen)
-            seen |= found
-        return seen
+            d += 1
+            found = []
+            sql = "SELECT src, head, follow FROM edges WHERE src IN ({})"
+            for src, head, follow in self._select(sql, frontier):
+                if head not in depth:
+                    depth[head] = d
+                    found.append(head)
+                if follow:
+                    opened.setdefault(src, []).append(head)
+            frontier = sorted(found)
+        solve = {h for h, dist in depth.items() if dist == 0}
+        stack = list(solve)
+        while stack:
+            for head in opened.get(stack.pop(), ()):
+                if head not in solve:
+                    solve.add(head)
+                    stack.append(head)
+        return Cone(depth, frozenset(solve))
 
     def _states(
         self, ids: Iterable[str], full: bool
@@ -403,15 +439,19 @@ class SQLiteStore:
             yield _justification(*row)
 
     def _graph(
-        self, heads: Iterable[str], justs: Iterable[Justification], full: bool
+        self,
+        heads: Iterable[str],
+        justs: Iterable[Justification],
+        full: bool,
+        graph: SupportGraph | None = None,
     ) -> SupportGraph:
-        graph = SupportGraph()
+        graph = SupportGraph() if graph is None else graph
         ids = set(heads)
         justs = list(justs)
         for j in justs:
             ids.update(j.premises)
             ids.update(j.unless)
-        for st, active, superseded_by, truth in self._states(ids, full):
+        for st, active, superseded_by, truth in self._states(ids - graph.states.keys(), full):
             graph.add_state(st, truth)
             if not active:
                 graph.deactivate(st.id, superseded_by)
@@ -419,19 +459,25 @@ class SQLiteStore:
             graph.add_justification(j)
         return graph
 
-    def subgraph(
-        self, ids: Iterable[str] = (), cone_from: Iterable[str] = (), full: bool = False
-    ) -> SupportGraph:
-        """The states ``ids`` and the cone of ``cone_from``, with their justifications, and
-        the states those justifications cite (their truth values are the cone's boundary).
+    def subgraph(self, ids: Iterable[str] = (), full: bool = False) -> SupportGraph:
+        """The states ``ids`` with their justifications, and the states those justifications
+        cite (their truth values are the boundary of a revision).
 
         Args:
             ids: states to load (unknown ids are simply absent from the result).
-            cone_from: seeds whose whole affected cone is loaded.
             full: load whole states (texts, atoms, metadata), not only what revision needs.
         """
-        heads = self.cone_ids(cone_from) | set(ids)
+        heads = set(ids)
         return self._graph(heads, self._justifications_of(heads), full)
+
+    def extend(self, graph: SupportGraph, heads: Iterable[str]) -> None:
+        """Add more heads to a subgraph: their justifications and the states those cite.
+
+        The heads must not have justifications in ``graph`` yet (they may be there as
+        boundary states, cited by others).
+        """
+        heads = set(heads)
+        self._graph(heads, self._justifications_of(heads), False, graph)
 
     def ancestors(self, state_id: str) -> SupportGraph:
         """A state and everything its justifications rest on, transitively, with texts."""
@@ -544,11 +590,17 @@ class SQLiteStore:
         )
         c.executemany("DELETE FROM edges WHERE src=? AND head=?", writes.dropped_edges)
         self.add_justifications(writes.added)
+        c.executemany("UPDATE edges SET follow=? WHERE src=? AND head=?", writes.follow)
 
     def add_justifications(
-        self, justs: Iterable[Justification]
+        self, justs: Iterable[Justification], follow: Follow | None = None
     ) -> list[tuple[str, str, str, str, str]]:
         """Insert (or replace) justifications and index their edges (inside a transaction).
+
+        Args:
+            justs: the justifications.
+            follow: which new edges are open; all of them without it (always sound: a
+                revision then solves more than it needs, and closes what it can).
 
         Returns:
             The rows written, in input order.
@@ -556,7 +608,7 @@ class SQLiteStore:
         justs = list(justs)
         rows = [justification_row(j) for j in justs]
         self.conn.executemany("INSERT OR REPLACE INTO justifications VALUES (?,?,?,?,?)", rows)
-        self.conn.executemany("INSERT OR IGNORE INTO edges VALUES (?,?)", _edges(justs))
+        self.conn.executemany("INSERT OR IGNORE INTO edges VALUES (?,?,?)", _edges(justs, follow))
         return rows
 
     def _last(self) -> tuple[int, str]:

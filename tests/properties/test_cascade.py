@@ -8,6 +8,7 @@ the test-side mirror (:mod:`.oracles.wfm`) or against an independent computation
 
 from __future__ import annotations
 
+import json
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -239,10 +240,25 @@ def _report_after(engine: StategraphEngine, scenario: Scenario, last: ChangeSpec
     return engine.revise(last).to_json()
 
 
+def _outcome(report_json: str) -> dict[str, object]:
+    """A report without what depends on the store's history as well as its contents: which
+    justification carries a state (its support, kept from earlier revisions) decides how much
+    of the cone is solved (``solved``, ``method``, the cycles seen) and which equally valid
+    justification is named as surviving (``docs/revision.md``)."""
+    data = json.loads(report_json)
+    data.pop("solved")
+    data.pop("method")
+    for e in data["entries"]:
+        e["reason"].pop("surviving")
+        e["reason"].pop("cycle")
+    return data
+
+
 @given(scenarios(), st.randoms(use_true_random=False))
 def test_reports_are_deterministic_and_order_free(scenario: Scenario, rnd: Random) -> None:
-    """Same store + same change give byte-identical report JSON: twice in the same order,
-    and once from a store holding the same contents inserted in a shuffled order."""
+    """Same store + same change give byte-identical report JSON, twice in the same order; a
+    store holding the same contents inserted in a shuffled order gives the same outcome
+    (every verdict, value, depth, lost support and consequence)."""
     prefix, last = _prefix(scenario)
     outputs = []
     for _ in range(2):
@@ -260,7 +276,7 @@ def test_reports_are_deterministic_and_order_free(scenario: Scenario, rnd: Rando
             engine.revise(step)
         shuffled = _shuffled_copy(engine.memory, rnd)
         try:
-            assert shuffled.revise(to_change(last)).to_json() == outputs[0]
+            assert _outcome(shuffled.revise(to_change(last)).to_json()) == _outcome(outputs[0])
         finally:
             shuffled.close()
     finally:

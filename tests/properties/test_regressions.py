@@ -52,3 +52,53 @@ def test_retracted_premise_and_new_head_in_one_change() -> None:
     )
     assert mem.holding() == {"g1"}
     assert mem.undefined() == frozenset()
+
+
+def _just(head: str, *premises: str, unless: tuple[str, ...] = ()) -> Justification:
+    return Justification(head=head, premises=premises, unless=unless)
+
+
+def test_a_support_must_not_rest_on_a_falsity_that_hinges_on_it() -> None:
+    """Found by ``test_every_state_has_its_oracle_truth_value`` (deep profile), when the
+    engine began solving only the states whose support a change reaches.
+
+    s3 holds through s1 (a declared cycle s1 -> s2 -> s3 -> s1 hangs off s0), so s4 (``s0,
+    not s3``) is false, so s3's other justification ``s0, not s4`` holds too. Chosen as s3's
+    support, that justification would keep s3 true by itself once s1 goes: but without s1, s3
+    and s4 block each other and both are undefined.
+    """
+    mem = Memory()
+    mem.fact("s0")
+    mem.belief("s1", because=["s0"])
+    mem.belief("s2", because=["s0"])
+    mem.belief("s3", because=[{"all": ["s0"], "unless": ["s4"]}])
+    mem.belief("s4", because=[{"all": ["s0"], "unless": ["s3"]}])
+    mem.revise(
+        Change(
+            add_justifications=[
+                _just("s1", "s2"),
+                _just("s2", "s3"),
+                _just("s3", "s1"),
+                _just("s2", "s1"),
+            ]
+        )
+    )
+    assert mem.truth("s3") is Truth.true and mem.truth("s4") is Truth.false
+    mem.retract("s1")
+    assert mem.undefined() == {"s3", "s4"}
+
+
+def test_a_state_kept_through_a_negative_cycle_is_undefined_when_its_anchor_goes() -> None:
+    """Found by ``test_kept_names_a_justification_that_holds`` (deep profile), same cause:
+    s1 held through the action s3, which made s2 false; retracting s3 leaves s1 and s2
+    blocking each other."""
+    mem = Memory()
+    mem.fact("s0")
+    mem.belief("s1", because=[{"all": ["s0"], "unless": ["s2"]}])
+    mem.belief("s2", because=[{"all": ["s0"], "unless": ["s1"]}])
+    mem.action("s3", because=["s0"])
+    mem.revise(Change(add_justifications=[_just("s1", "s3"), _just("s3", "s1")]))
+    mem.revise(Change(assert_=[State(id="g0", kind="fact"), State(id="g1", kind="fact")]))
+    report = mem.retract("s3")
+    assert mem.undefined() == {"s1", "s2"}
+    assert report.entry("s1") is not None and report.entry("s1").new is Truth.undefined

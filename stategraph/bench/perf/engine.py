@@ -106,6 +106,7 @@ def open_and_revise(wl: Workload, db: Path) -> dict[str, Any]:
                     "ms": ms,
                     "changed": changed,
                     "cone": report.cone_size,
+                    "solved": report.solved,
                     "method": getattr(report, "method", None),
                 }
             )

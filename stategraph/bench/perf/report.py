@@ -124,8 +124,9 @@ def render(doc: Mapping[str, Any]) -> str:
             f"load {r['load_s']:.2f} s ({r['load_path']}), peak RSS {r['peak_rss_mb']:.0f} MB "
             f"(of which inputs {r['input_rss_mb']:.0f} MB), open {r['open_s']:.3f} s, "
             f"store {r['db_mb']:.0f} MB",
-            f"  random premise: cone {r['cone_mean']:.1f} states, changed {r['changed_mean']:.1f}; "
-            f"hub: cone {r['hub_cone']}, changed {r['hub_changed']}; "
+            f"  random premise: cone {r['cone_mean']:.1f} states, solved {r['solved_mean']:.1f}, "
+            f"changed {r['changed_mean']:.1f}; hub: cone {r['hub_cone']}, solved "
+            f"{r['hub_solved']}, changed {r['hub_changed']}; "
             f"methods {', '.join(r['methods'])}",
         ]
         sg = r["systems"]["stategraph"]

@@ -118,8 +118,10 @@ def _run_size(
         "open_rss_mb": rev["open_rss_mb"],
         "db_mb": load["db_mb"],
         "hub_cone": runs[-1]["cone"],
+        "hub_solved": runs[-1]["solved"],
         "hub_changed": len(runs[-1]["changed"]),
         "cone_mean": sum(r["cone"] for r in runs[:-1]) / max(1, len(runs) - 1),
+        "solved_mean": sum(r["solved"] for r in runs[:-1]) / max(1, len(runs) - 1),
         "changed_mean": sum(len(r["changed"]) for r in runs[:-1]) / max(1, len(runs) - 1),
         "methods": sorted({str(r["method"]) for r in runs}),
         "systems": {
