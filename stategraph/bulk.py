@@ -76,8 +76,12 @@ def bulk_load(
             raise InvalidChangeError(
                 "bulk_load", f"{j.head!r} is a {new[head].kind}: it takes no justification", j.head
             )
-        outside.update(p for p in j.premises if p not in index)
-        outside.update(u for u in j.unless if u not in index)
+        for p in j.premises:
+            if p not in index:
+                outside.add(p)
+        for u in j.unless:
+            if u not in index:
+                outside.add(u)
     boundary = store.truths(outside) if outside else {}
     if len(boundary) < len(outside):  # an unknown id: fine under unless, not as a premise
         for j in justs:
@@ -132,26 +136,21 @@ def _load(
     true, undefined = program.solve()
     support = _supports(exogenous, justs, index, true, boundary)
 
-    def follow(src: str, head: str) -> bool:
+    def follow(head: str) -> tuple[str, ...] | None:
         k = support[index[head]]
-        return k < 0 or src in justs[k].premises or src in justs[k].unless
+        return None if k < 0 else justs[k].premises + justs[k].unless
 
-    # Rows go in in key order: B-tree inserts then mostly append instead of splitting pages
-    # all over the tables.
-    order = sorted(range(len(new)), key=lambda i: new[i].id)
-    by_key = sorted(range(len(justs)), key=lambda k: justs[k].key)
     with store.transaction():
-        for start in range(0, len(order), _BATCH):
+        for start in range(0, len(new), _BATCH):
             rows = []
-            for i in order[start : start + _BATCH]:
+            for i in range(start, min(start + _BATCH, len(new))):
                 t = Truth.true if true[i] else Truth.undefined if undefined[i] else Truth.false
                 row = state_row(new[i], t)
                 digest.update(row[-1].encode("utf-8"))
                 rows.append(row)
             store.conn.executemany("INSERT INTO states VALUES (?,?,?,?,?,?,?,?)", rows)
         for start in range(0, len(justs), _BATCH):
-            batch = [justs[k] for k in by_key[start : start + _BATCH]]
-            for row in store.add_justifications(batch, follow):
+            for row in store.add_justifications(justs[start : start + _BATCH], follow):
                 digest.update("\x1f".join(row).encode("utf-8"))
         summary = {
             "states": len(new),
@@ -185,9 +184,12 @@ def _supports(
         # states cannot cite loaded ones, and loaded facts all hold.
         return u not in index and boundary.get(u, Truth.false) is Truth.false
 
+    get = index.get
+    holds_outside = {s for s, t in boundary.items() if t is Truth.true}.__contains__
     support = [-1] * len(true)
     remaining = [0] * len(justs)
-    waiting: dict[int, list[int]] = {}
+    head_of = [0] * len(justs)
+    waiting: list[list[int] | None] = [None] * len(true)
     queue: deque[int] = deque()
     for k, j in enumerate(justs):
         head = index[j.head]
@@ -195,30 +197,34 @@ def _supports(
             continue
         derived: list[int] = []
         for p in j.premises:
-            i = index.get(p)
+            i = get(p)
             if i is None:
-                if boundary.get(p) is not Truth.true:
+                if not holds_outside(p):
                     break
             elif not true[i]:
                 break
             elif not exogenous[i]:
                 derived.append(i)
         else:
-            if not all(outside_false(u) for u in j.unless):
+            if j.unless and not all(outside_false(u) for u in j.unless):
                 continue
-            if not derived:
-                if support[head] < 0:
-                    support[head] = k
-                    queue.append(head)
-                continue
-            remaining[k] = len(derived)
-            for i in derived:
-                waiting.setdefault(i, []).append(k)
+            if derived:
+                remaining[k] = len(derived)
+                head_of[k] = head
+                for i in derived:
+                    w = waiting[i]
+                    if w is None:
+                        waiting[i] = [k]
+                    else:
+                        w.append(k)
+            elif support[head] < 0:
+                support[head] = k
+                queue.append(head)
     while queue:
-        for k in waiting.get(queue.popleft(), ()):
+        for k in waiting[queue.popleft()] or ():
             remaining[k] -= 1
             if remaining[k] == 0:
-                head = index[justs[k].head]
+                head = head_of[k]
                 if support[head] < 0:
                     support[head] = k
                     queue.append(head)

@@ -19,7 +19,7 @@ import hashlib
 import json
 import re
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -231,16 +231,24 @@ def _marks(n: int) -> str:
     return ",".join("?" * n)
 
 
-Follow = Callable[[str, str], bool]
-"""Whether the edge ``(src, head)`` is open (see :class:`~stategraph.graph.Cone`)."""
+Follow = Callable[[str], Container[str] | None]
+"""The ids a head's support cites (None: it has none); the edges from them into the head are
+open, the others closed (see :class:`~stategraph.graph.Cone`)."""
 
 
 def _edges(justs: Iterable[Justification], follow: Follow | None) -> list[tuple[str, str, int]]:
-    """The ``edges`` rows of justifications, in key order: each id they cite, with their head."""
-    pairs = sorted({(src, j.head) for j in justs for src in (*j.premises, *j.unless)})
-    if follow is None:
-        return [(src, head, 1) for src, head in pairs]
-    return [(src, head, int(follow(src, head))) for src, head in pairs]
+    """The ``edges`` rows of justifications: each id they cite, with their head (a pair cited
+    by two justifications of one head appears twice, with the same flag)."""
+    rows: list[tuple[str, str, int]] = []
+    for j in justs:
+        head = j.head
+        keep = None if follow is None else follow(head)
+        cited = j.premises + j.unless if j.unless else j.premises
+        if keep is None:
+            rows += [(src, head, 1) for src in cited]
+        else:
+            rows += [(src, head, 1 if src in keep else 0) for src in cited]
+    return rows
 
 
 def state_row(st: State, truth: Truth) -> tuple[Any, ...]:
