@@ -1,9 +1,10 @@
-"""The support graph in memory: states, justifications, truth values, and the indexes revision
-needs to find an affected cone.
+"""The support graph in memory (states, justifications, truth values, reverse indexes), and
+the cone of a change.
 
-A revision works on a *subgraph* the store loads for it (the cone and its boundary) and throws
-it away afterwards; the store, not this object, is the memory. So the graph can be mutated
-freely while a revision is computed: if anything fails, nothing was persisted.
+A revision works on a *subgraph* the store loads for it (the states to solve, the states to
+grade and their boundary) and throws it away afterwards; the store, not this object, is the
+memory. So the graph can be mutated freely while a revision is computed: if anything fails,
+nothing was persisted.
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
 """SQLite persistence: states, justifications, truth values and the append-only revision log.
 
-The store is the memory: nothing is kept in process between revisions. A revision asks for
-the *subgraph* it needs (the affected cone, found through the ``edges`` index, plus the truth
-values on its boundary), so opening a store of a million states costs nothing and a revision
-costs in proportion to its cone, not to the store.
+The store is the memory: nothing is kept in process between revisions. A revision walks the
+affected cone through the ``edges`` index, whose rows also say which edges are open (see
+:class:`~stategraph.graph.Cone`), and asks for the *subgraph* it needs: the states it must
+solve or grade, plus the truth values on their boundary. So opening a store of a million
+states costs nothing and a revision costs in proportion to what its change can move, not to
+the store.
 
 One revision is one SQLite transaction: the structural change, the new truth values and the log
 entry are committed together or not at all. The log is a hash chain (each entry's hash covers
