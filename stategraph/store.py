@@ -62,7 +62,7 @@ CREATE TABLE IF NOT EXISTS states (
     body TEXT NOT NULL              -- the whole State as JSON
 );
 CREATE INDEX IF NOT EXISTS states_with_atoms ON states (has_atoms) WHERE has_atoms = 1;
-CREATE TABLE IF NOT EXISTS justifications (
+CREATE TABLE IF NOT EXISTS {justifications} (
     head TEXT NOT NULL,
     premises TEXT NOT NULL,         -- JSON array, sorted
     unless TEXT NOT NULL,           -- JSON array, sorted
@@ -358,18 +358,34 @@ class SQLiteStore:
         if "meta" not in tables and tables:
             raise StoreError(self.path, "this SQLite file is not a stategraph store")
         with self.transaction():
-            for stmt in _SCHEMA.split(";"):
-                if stmt.strip():
-                    self.conn.execute(stmt)
+            self._create("justifications")
             row = self.conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             if row is None:
                 self.conn.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            elif int(row[0]) == 1:
+                self._migrate_from_v1()
             elif int(row[0]) != SCHEMA_VERSION:
                 raise StoreError(
                     self.path,
                     f"schema version {row[0]}, this stategraph reads version {SCHEMA_VERSION}: "
                     "upgrade stategraph or migrate the store",
                 )
+
+    def _create(self, justifications: str) -> None:
+        for stmt in _SCHEMA.format(justifications=justifications).split(";"):
+            if stmt.strip():
+                self.conn.execute(stmt)
+
+    def _migrate_from_v1(self) -> None:
+        """Version 1 kept justifications in a rowid table and had no flags on edges: move the
+        rows to the clustered table, and open every edge (sound; revisions close them)."""
+        c = self.conn
+        c.execute("ALTER TABLE edges ADD COLUMN follow INTEGER NOT NULL DEFAULT 1")
+        self._create("justifications_v2")
+        c.execute("INSERT INTO justifications_v2 SELECT * FROM justifications")
+        c.execute("DROP TABLE justifications")
+        c.execute("ALTER TABLE justifications_v2 RENAME TO justifications")
+        c.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

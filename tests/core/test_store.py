@@ -168,3 +168,35 @@ def test_id_arrays_encode_like_the_json_encoder_and_decode_back(ids: list[str]) 
     text = ids_json(ids)
     assert text == canonical_json(ids)
     assert _ids(text) == tuple(ids)
+
+
+def test_a_version_1_store_is_migrated_on_open(tmp_path: Path) -> None:
+    """Version 1 had justifications in a rowid table and no open/closed flag on edges."""
+    path = tmp_path / "m.db"
+    seed(path).close()
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        ALTER TABLE edges DROP COLUMN follow;
+        CREATE TABLE j1 (head TEXT NOT NULL, premises TEXT NOT NULL, unless TEXT NOT NULL,
+            origin TEXT NOT NULL, extra TEXT NOT NULL, PRIMARY KEY (head, premises, unless));
+        INSERT INTO j1 SELECT * FROM justifications;
+        DROP TABLE justifications;
+        ALTER TABLE j1 RENAME TO justifications;
+        UPDATE meta SET value = '1' WHERE key = 'schema';
+        """
+    )
+    conn.commit()
+    conn.close()
+    with Memory.open(path) as mem:
+        assert mem.holding() == {"m1", "m2", "m3", "m4"}
+        report = mem.retract("m1")
+    assert report.invalidated == ["m2", "m3"]
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("2",)
+        assert {r[1] for r in conn.execute("PRAGMA table_info(edges)")} >= {"follow"}
+        sql = "SELECT sql FROM sqlite_master WHERE name = 'justifications'"
+        assert "WITHOUT ROWID" in conn.execute(sql).fetchone()[0]
+    finally:
+        conn.close()
