@@ -28,7 +28,7 @@ from stategraph.errors import (
 )
 from stategraph.explain import body, derivation_levels, failures, justification_value
 from stategraph.graph import Cone, JustKey, SupportGraph
-from stategraph.logic import Program, Rule, well_founded
+from stategraph.logic import Program, Rule, negative_components, well_founded
 from stategraph.model import (
     Change,
     ChangedState,
@@ -304,7 +304,7 @@ def revise(
         return new[sid] if sid in new else graph.value(sid)
 
     scope = solve | held
-    grader = _Grader(graph, policy, depth, scope, new_value, model.cycles, past_bound, compatible)
+    grader = _Grader(graph, policy, depth, scope, new_value, past_bound, compatible)
     changed: list[ChangedState] = []
     entries: list[Entry] = []
     for sid in sorted(scope & graph.states.keys(), key=lambda s: (depth[s], s)):
@@ -350,7 +350,6 @@ class _Grader:
         depth: dict[str, int],
         scope: set[str] | frozenset[str],
         new_value: Callable[[str], Truth],
-        cycles: tuple[frozenset[Hashable], ...],
         past_bound: set[str],
         compatible: frozenset[str],
     ) -> None:
@@ -359,7 +358,7 @@ class _Grader:
         self.depth = depth
         self.scope = scope
         self.new_value = new_value
-        self.cycle_of = {n: c for c in cycles for n in c}
+        self._cycle_of: dict[Hashable, frozenset[Hashable]] | None = None
         self.past_bound = past_bound
         self.compatible = compatible
 
@@ -485,6 +484,36 @@ class _Grader:
             ),
         )
 
+    def _cycles(self) -> dict[Hashable, frozenset[Hashable]]:
+        """The cycles through ``unless`` among the states left undefined, by member.
+
+        Taken over undefined states only, they do not depend on how much of the cone was
+        solved: every state on such a cycle with a solved state is solved too (edges into a
+        state that does not hold are open), and no state that holds is on one.
+        """
+        if self._cycle_of is None:
+            g, value = self.graph, self.new_value
+            undefined = {
+                s
+                for s in self.scope
+                if value(s) is Truth.undefined
+                and g.is_active(s)
+                and not self.policy.is_exogenous(g.states[s])
+            }
+            rules = [
+                Rule(
+                    h,
+                    tuple(p for p in body(j) if p in undefined),
+                    tuple(u for u in j.unless if u in undefined),
+                )
+                for h in sorted(undefined)
+                for j in g.justifications_of(h)
+                if justification_value(j, value) is Truth.undefined
+            ]
+            comps = negative_components(Program(rules=rules))
+            self._cycle_of = {n: c for c in comps for n in c}
+        return self._cycle_of
+
     def _undecided(
         self, sid: str, after: list[Justification]
     ) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
@@ -497,7 +526,7 @@ class _Grader:
                 v = self.new_value(x)
                 if v is Truth.undefined or (x in candidates and v is not Truth.true):
                     undecided.add(x)
-        comp = self.cycle_of.get(sid)
+        comp = self._cycles().get(sid)
         if comp is not None:
             cycle = tuple(sorted(n for n in comp if isinstance(n, str)))
             return "negative_cycle", cycle, tuple(sorted(undecided))

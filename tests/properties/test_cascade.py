@@ -243,14 +243,13 @@ def _report_after(engine: StategraphEngine, scenario: Scenario, last: ChangeSpec
 def _outcome(report_json: str) -> dict[str, object]:
     """A report without what depends on the store's history as well as its contents: which
     justification carries a state (its support, kept from earlier revisions) decides how much
-    of the cone is solved (``solved``, ``method``, the cycles seen) and which equally valid
-    justification is named as surviving (``docs/revision.md``)."""
+    of the cone is solved (``solved``, ``method``) and which equally valid justification is
+    named as surviving (``docs/revision.md``)."""
     data = json.loads(report_json)
     data.pop("solved")
     data.pop("method")
     for e in data["entries"]:
         e["reason"].pop("surviving")
-        e["reason"].pop("cycle")
     return data
 
 

@@ -102,3 +102,47 @@ def test_a_state_kept_through_a_negative_cycle_is_undefined_when_its_anchor_goes
     report = mem.retract("s3")
     assert mem.undefined() == {"s1", "s2"}
     assert report.entry("s1") is not None and report.entry("s1").new is Truth.undefined
+
+
+def _cycle_scenario(s6_last: bool) -> Memory:
+    """s7, s8, s9 block each other in a ring; s1 rests on s7 and feeds s9 through s6.
+
+    The same contents either way; with ``s6_last`` the justifications of s6 come last, so the
+    store ends with ``s0, s1`` as s6's support (a tie with ``s2`` at the height seen then),
+    and a later change to s1 solves the ring as well.
+    """
+    states = [State(id=f"s{i}", kind="fact" if i in (0, 2, 5) else "belief") for i in range(10)]
+    of_s6 = [_just("s6", "s2"), _just("s6", "s0", "s1")]
+    others = [
+        _just("s1", "s0"),
+        _just("s3", "s0"),
+        _just("s4", "s0"),
+        _just("s7", "s0", unless=("s8",)),
+        _just("s8", "s0", unless=("s9",)),
+        _just("s9", "s6", unless=("s7",)),
+        _just("s1", "s3", unless=("s0",)),
+        _just("s3", "s1"),
+        _just("s1", "s4", "s7"),
+        _just("s4", "s3"),
+    ]
+    mem = Memory()
+    mem.revise(Change(assert_=states))
+    for j in [*others, *of_s6] if s6_last else [*of_s6, *others]:
+        mem.revise(Change(add_justifications=[j]))
+    return mem
+
+
+def test_the_cause_of_an_undefined_state_does_not_depend_on_history() -> None:
+    """Found by ``test_reports_are_deterministic_and_order_free`` (deep profile): whether s1
+    was reported on a negative cycle depended on how much of the cone the store's supports
+    let the revision solve. s1 is undefined because its premise s7 is on the ring; s1 itself
+    is on no cycle of undefined states (s6 holds through s2)."""
+    reports = []
+    for s6_last in (False, True):
+        mem = _cycle_scenario(s6_last)
+        report = mem.revise(Change(remove_justifications=[_just("s1", "s0")]))
+        entry = report.entry("s1")
+        assert entry is not None and entry.new is Truth.undefined
+        assert entry.reason.cause == "undefined_premise" and entry.reason.cycle == ()
+        reports.append([(e.id, e.verdict, e.new, e.depth, e.reason.cause) for e in report.entries])
+    assert reports[0] == reports[1]
