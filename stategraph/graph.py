@@ -57,6 +57,7 @@ class SupportGraph:
         self.truth: dict[str, Truth] = {}
         self._justs: dict[JustKey, Justification] = {}
         self._by_head: dict[str, dict[JustKey, None]] = {}
+        self._sorted: dict[str, list[Justification]] = {}
         self._by_premise: dict[str, dict[JustKey, None]] = {}
         self._by_unless: dict[str, dict[JustKey, None]] = {}
 
@@ -88,9 +89,13 @@ class SupportGraph:
         return self.truth.get(state_id, Truth.false)
 
     def justifications_of(self, head: str) -> list[Justification]:
-        """The justifications of a state, sorted by their identity."""
-        keys = self._by_head.get(head, {})
-        return [self._justs[k] for k in sorted(keys)]
+        """The justifications of a state, sorted by their identity (do not modify the list:
+        grading asks for the same heads many times, so it is kept until they change)."""
+        found = self._sorted.get(head)
+        if found is None:
+            keys = self._by_head.get(head, {})
+            found = self._sorted[head] = [self._justs[k] for k in sorted(keys)]
+        return found
 
     def justification(self, key: JustKey) -> Justification | None:
         """The justification with this identity, if present."""
@@ -135,6 +140,7 @@ class SupportGraph:
         key: JustKey = j.key
         old = self._justs.get(key)
         self._justs[key] = j
+        self._sorted.pop(j.head, None)
         if old is None:
             self._index(key)
         return old
@@ -147,6 +153,7 @@ class SupportGraph:
         """
         old = self._justs[key]
         self._drop(key)
+        self._sorted.pop(key[0], None)
         return old
 
     def _index(self, key: JustKey) -> None:
