@@ -93,3 +93,11 @@ def test_track_filter_and_empty(tmp_path: Path, capsys: pytest.CaptureFixture[st
 def test_unknown_system_is_rejected() -> None:
     with pytest.raises(SystemExit):
         _parser().parse_args(["bench", "--system", "magic"])
+
+
+def test_tag_filter(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _case_dir(tmp_path)
+    assert _run(["bench", str(folder), "--tag", "blind", "--system", "none"]) == 1
+    assert "no case" in capsys.readouterr().err
+    assert _run(["bench", str(folder), "--tag", "hard-negative", "--system", "none"]) == 0
+    assert "1 cases scored" in capsys.readouterr().out
