@@ -89,8 +89,6 @@ class WellFoundedModel:
     path: str
     """``"stratified"`` or ``"alternating"``: which computation ran."""
     solves: int
-    cycles: tuple[frozenset[Node], ...] = ()
-    """The strongly connected components that contain an ``unless`` edge."""
 
     def value(self, node: Node) -> Truth:
         """The truth value of a node (nodes the program never derives are false)."""
@@ -268,15 +266,14 @@ def well_founded(program: Program, via: str = "backend") -> WellFoundedModel:
         return WellFoundedModel(frozenset(), frozenset(), "stratified", 0)
     index = {n: i for i, n in enumerate(nodes)}
     has_neg = any(r.neg for r in program.rules)
-    cycles = tuple(negative_components(program)) if has_neg else ()
     try:
-        if not cycles:
+        if not (has_neg and negative_components(program)):
             if via == "backend":
                 model = _Backend(program, index, reduct=False).solve(nodes)
             else:
                 model = _solve(_control("stable.lp", program, index), nodes)
             return WellFoundedModel(model, frozenset(), "stratified", 1)
-        return _alternating(program, nodes, index, cycles, via)
+        return _alternating(program, nodes, index, via)
     except RuntimeError as exc:  # clingo reports its own failures as RuntimeError
         raise LogicError(f"clingo failed: {exc}") from exc
 
@@ -285,7 +282,6 @@ def _alternating(
     program: Program,
     nodes: Sequence[Node],
     index: dict[Node, int],
-    cycles: tuple[frozenset[Node], ...],
     via: str,
 ) -> WellFoundedModel:
     negated = sorted({index[u] for r in program.rules for u in r.neg})
@@ -316,7 +312,7 @@ def _alternating(
         nxt = gamma(over)
         solves += 2
         if nxt == under:
-            return WellFoundedModel(under, over - under, "alternating", solves, cycles)
+            return WellFoundedModel(under, over - under, "alternating", solves)
         under = nxt
 
 
