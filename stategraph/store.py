@@ -557,7 +557,7 @@ class SQLiteStore:
 
     def citing(self, state_id: str) -> list[Justification]:
         """Justifications that cite a state as a premise."""
-        heads = [h for (h,) in self.conn.execute("SELECT head FROM edges WHERE src=?", (state_id,))]
+        heads = self.heads_citing([state_id])
         return [j for j in self._justifications_of(heads) if state_id in j.premises]
 
     def with_atoms(self) -> list[State]:
