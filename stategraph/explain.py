@@ -52,8 +52,22 @@ def justification_value(j: Justification, value: Value) -> Truth:
     An unchecked candidate premise of a ``recovered`` justification counts as true while it
     holds and as undefined otherwise: losing it may or may not matter, logic cannot tell.
     """
-    candidates = set(j.candidates())
     rank = 2
+    if j.origin is not Origin.recovered:  # no candidates: the hot path of every revision
+        for p in body(j):
+            v = value(p)
+            if v is Truth.false:
+                return Truth.false
+            if v is Truth.undefined:
+                rank = 1
+        for u in j.unless:
+            v = value(u)
+            if v is Truth.true:
+                return Truth.false
+            if v is Truth.undefined:
+                rank = 1
+        return _BY_RANK[rank]
+    candidates = set(j.candidates())
     for p in body(j):
         r = _RANK[value(p)]
         if p in candidates and r < 2:

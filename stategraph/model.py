@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
@@ -34,6 +34,8 @@ __all__ = [
     "Truth",
     "Verdict",
 ]
+
+M = TypeVar("M", bound=BaseModel)
 
 StateId = Annotated[str, StringConstraints(min_length=1, max_length=512, strip_whitespace=True)]
 """A state's identifier: any non-empty string (it reaches clingo only as a string symbol)."""
@@ -174,12 +176,15 @@ class Justification(BaseModel):
 
     def ref(self) -> JustificationRef:
         """The head-less, order-free description used in reports."""
-        return JustificationRef(
-            premises=self.premises,
-            unless=self.unless,
-            origin=self.origin,
-            rules=self.rules,
-            notes=self.notes,
+        return trusted(
+            JustificationRef,
+            {
+                "premises": self.premises,
+                "unless": self.unless,
+                "origin": self.origin,
+                "rules": self.rules,
+                "notes": self.notes,
+            },
         )
 
     def candidates(self) -> tuple[str, ...]:
@@ -361,3 +366,21 @@ class Report(BaseModel):
     def to_json(self, indent: int | None = 2) -> str:
         """Deterministic JSON: the same store and change always give the same bytes."""
         return self.model_dump_json(indent=indent, by_alias=True, exclude_none=False)
+
+
+def trusted(cls: type[M], values: dict[str, Any]) -> M:
+    """Build a model from values stategraph itself produced, skipping validation.
+
+    A revision reads hundreds of stored rows and may report tens of thousands of entries;
+    validation (or pydantic's ``model_construct``) costs several microseconds an object, this a
+    fraction of that. ``values`` must name every field, defaults included, with a value of the
+    right type: only the store (for rows it wrote) and the grader call it, and tests hold what
+    they build equal to validated models (``tests/core/test_store.py``,
+    ``tests/core/test_revision.py``).
+    """
+    obj = cls.__new__(cls)
+    object.__setattr__(obj, "__dict__", values)
+    object.__setattr__(obj, "__pydantic_fields_set__", set(values))
+    object.__setattr__(obj, "__pydantic_extra__", None)
+    object.__setattr__(obj, "__pydantic_private__", None)
+    return obj

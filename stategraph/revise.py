@@ -36,6 +36,7 @@ from stategraph.model import (
     DecidedBy,
     Entry,
     Justification,
+    JustificationRef,
     LostSupport,
     Origin,
     Reason,
@@ -43,6 +44,7 @@ from stategraph.model import (
     State,
     Truth,
     Verdict,
+    trusted,
 )
 from stategraph.policy import Policy
 
@@ -305,6 +307,8 @@ def revise(
 
     scope = solve | held
     grader = _Grader(graph, policy, depth, scope, new_value, past_bound, compatible)
+    supports = grader.levels(scope, solve)
+    grader.supports = supports
     changed: list[ChangedState] = []
     entries: list[Entry] = []
     for sid in sorted(scope & graph.states.keys(), key=lambda s: (depth[s], s)):
@@ -321,8 +325,6 @@ def revise(
         entry = grader.entry(sid, before)
         if entry is not None:
             entries.append(entry)
-    supports = grader.levels(scope, solve)
-    entries = grader.with_surviving(entries, supports)
     writes.follow = _open_edges(graph, policy, solve, new_value, supports)
     for sid, value in new.items():
         if value is not graph.value(sid):
@@ -361,6 +363,9 @@ class _Grader:
         self._cycle_of: dict[Hashable, frozenset[Hashable]] | None = None
         self.past_bound = past_bound
         self.compatible = compatible
+        self.supports: dict[str, tuple[int, Justification | None]] = {}
+        """Supports of the scope's holding states (set by :func:`revise` before grading)."""
+        self._fallback: dict[str, tuple[int, Justification | None]] | None = None
 
     def levels(
         self, heads: Iterable[str], solved: frozenset[str] | None = None
@@ -397,24 +402,16 @@ class _Grader:
         ]
         return derivation_levels(heads, g.justifications_of, is_base, self.new_value, usable)
 
-    def with_surviving(
-        self, entries: list[Entry], supports: dict[str, tuple[int, Justification | None]]
-    ) -> list[Entry]:
-        """Name the justification that carries each kept or restored state: its new support
-        if it has one, else its lowest derivation (:meth:`levels`), so never circular."""
-        carried = {e.id for e in entries if e.verdict in (Verdict.kept, Verdict.restored)}
-        missing = carried - supports.keys()
-        levels = {**self.levels(self.scope), **supports} if missing else supports
-        out = []
-        for e in entries:
-            if e.id in carried:
-                by = levels.get(e.id, (0, None))[1]
-                if by is not None:
-                    e = e.model_copy(
-                        update={"reason": e.reason.model_copy(update={"surviving": by.ref()})}
-                    )
-            out.append(e)
-        return out
+    def surviving(self, sid: str) -> JustificationRef | None:
+        """The justification that carries a kept or restored state: its new support if it has
+        one, else its lowest derivation (:meth:`levels`), so never circular."""
+        found = self.supports.get(sid)
+        if found is None:
+            if self._fallback is None:
+                self._fallback = self.levels(self.scope)
+            found = self._fallback.get(sid)
+        by = found[1] if found is not None else None
+        return by.ref() if by is not None else None
 
     def entry(self, sid: str, before: list[Justification]) -> Entry | None:
         g = self.graph
@@ -431,24 +428,29 @@ class _Grader:
                 now = present.get(j.key)
                 failed, blocked = failures(now, self.new_value) if now else ((), ())
                 lost.append(
-                    LostSupport(
-                        justification=j.ref(),
-                        failed=failed,
-                        blocked_by=blocked,
-                        removed=now is None,
+                    trusted(
+                        LostSupport,
+                        {
+                            "justification": j.ref(),
+                            "failed": failed,
+                            "blocked_by": blocked,
+                            "removed": now is None,
+                        },
                     )
                 )
         decided_by = DecidedBy.logic
         cycle: tuple[str, ...] = ()
         undecided: tuple[str, ...] = ()
+        surviving = None
         if sid in self.past_bound:
             verdict, cause, decided_by = Verdict.needs_confirmation, "depth_limit", DecidedBy.policy
         elif new_t is Truth.undefined:
             verdict = Verdict.needs_confirmation
             cause, cycle, undecided = self._undecided(sid, after)
-        elif new_t is Truth.true:  # the surviving justification is named afterwards
+        elif new_t is Truth.true:
             verdict = Verdict.kept if old_t is Truth.true else Verdict.restored
             cause = "alternative_support" if lost else "new_support"
+            surviving = self.surviving(sid)
         elif any(
             gone.justification.origin in (Origin.declared, Origin.judge)
             and set(gone.failed) & self.compatible
@@ -467,21 +469,26 @@ class _Grader:
                 consequence = Consequence.cancel
             elif verdict is Verdict.needs_confirmation:
                 consequence = Consequence.review
-        return Entry(
-            id=sid,
-            kind=st.kind,
-            old=old_t,
-            new=new_t,
-            verdict=verdict,
-            depth=self.depth[sid],
-            decided_by=decided_by,
-            consequence=consequence,
-            reason=Reason(
-                cause=cause,
-                lost=tuple(lost),
-                cycle=cycle,
-                undecided=undecided,
-            ),
+        reason = {
+            "cause": cause,
+            "lost": tuple(lost),
+            "surviving": surviving,
+            "cycle": cycle,
+            "undecided": undecided,
+        }
+        return trusted(
+            Entry,
+            {
+                "id": sid,
+                "kind": st.kind,
+                "old": old_t,
+                "new": new_t,
+                "verdict": verdict,
+                "depth": self.depth[sid],
+                "decided_by": decided_by,
+                "consequence": consequence,
+                "reason": trusted(Reason, reason),
+            },
         )
 
     def _cycles(self) -> dict[Hashable, frozenset[Hashable]]:

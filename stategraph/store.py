@@ -25,7 +25,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -40,6 +40,7 @@ from stategraph.model import (
     Source,
     State,
     Truth,
+    trusted,
 )
 from stategraph.revise import Revision, Writes
 
@@ -286,24 +287,6 @@ def justification_row(j: Justification) -> tuple[str, str, str, str, str]:
         j.origin.value,
         extra,
     )
-
-
-M = TypeVar("M", bound=BaseModel)
-
-
-def trusted(cls: type[M], values: dict[str, Any]) -> M:
-    """Build a model from values the store itself wrote, skipping validation.
-
-    Revision reads hundreds of rows per change; pydantic's ``model_construct`` costs several
-    microseconds a row, this a fraction of that. ``values`` must name every field with a value
-    of the right type (``tests/core/test_store.py`` holds it equal to validated models).
-    """
-    obj = cls.__new__(cls)
-    object.__setattr__(obj, "__dict__", values)
-    object.__setattr__(obj, "__pydantic_fields_set__", set(values))
-    object.__setattr__(obj, "__pydantic_extra__", None)
-    object.__setattr__(obj, "__pydantic_private__", None)
-    return obj
 
 
 def _ids(text: str) -> tuple[str, ...]:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from stategraph import Memory, Truth
+from stategraph.model import Entry
 
 # A graph is a list of (id, kind, because, extra): because = list of alternatives,
 # each a list of premises or {"all": [...], "unless": [...]}.
@@ -187,6 +188,9 @@ def test_verdicts(
     report = mem.revise(change)
     assert {e.id: e.verdict.value for e in report.entries} == verdicts
     assert mem.holding() == holding
+    # entries are built without validation (model.trusted): they must equal validated ones
+    for e in report.entries:
+        assert e == Entry.model_validate(e.model_dump()), e.id
 
 
 def test_kept_names_the_surviving_support() -> None:
