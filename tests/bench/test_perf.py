@@ -14,7 +14,7 @@ from stategraph.bench.cli import register
 from stategraph.bench.perf.cli import parse_sizes
 from stategraph.bench.perf.graphs import Index, least_fixpoint
 from stategraph.bench.perf.report import render
-from stategraph.bench.perf.systems import JTMS
+from stategraph.bench.perf.systems import JTMS, DurableJTMS
 from stategraph.bench.perf.workload import FACT, generate
 
 
@@ -35,7 +35,14 @@ def test_perf_json_shape_and_agreement(capsys: pytest.CaptureFixture[str]) -> No
     for key in ("load_s", "open_s", "peak_rss_mb"):
         assert size[key] > 0
     systems = size["systems"]
-    required = {"stategraph", "clingo-full", "clingo-multishot", "python-lfp", "jtms"}
+    required = {
+        "stategraph",
+        "clingo-full",
+        "clingo-multishot",
+        "python-lfp",
+        "jtms",
+        "jtms-durable",
+    }
     assert required <= set(systems)
     for name in set(systems) - set(required):
         assert name in ("networkx", "pydatalog")
@@ -68,6 +75,18 @@ def test_jtms_matches_the_fixpoint_after_each_retraction() -> None:
         jtms.retract(fact)
         active[fact] = 0
         assert jtms.true == least_fixpoint(ix, active)[0]
+
+
+def test_durable_jtms_answers_as_jtms_and_stores_each_answer() -> None:
+    wl = generate(400, seed=2, premises=10)
+    jtms, durable = JTMS(wl), DurableJTMS(wl)
+    for seq, fact in enumerate([*wl.premises, wl.hub], start=1):
+        changed = durable.retract(fact)
+        assert changed == jtms.retract(fact)
+        stored = dict(durable.conn.execute("SELECT id, value FROM truth"))
+        assert [stored[i] for i in range(wl.n)] == list(jtms.true)
+        logged = durable.conn.execute("SELECT changed FROM log WHERE seq=?", (seq,)).fetchone()
+        assert json.loads(logged[0]) == sorted(changed)
 
 
 def test_sizes_and_stray_options(capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,8 +4,9 @@ A seeded synthetic support graph (:mod:`~stategraph.bench.perf.workload`) is loa
 SQLite store and revised one premise at a time by stategraph (in fresh subprocesses, so load,
 open and peak memory are measured cleanly) and by the alternatives named in issue 6: clingo
 full re-solve, clingo multi-shot, a Python whole-graph fixpoint, a JTMS, networkx descendants
-and pyDatalog. Every system's changed set is checked against stategraph's, so a fast wrong
-answer never passes as a fast one.
+and pyDatalog; and by one reference that is not an alternative, the JTMS writing each answer to
+SQLite, to show what durability alone costs. Every system's changed set is checked against
+stategraph's, so a fast wrong answer never passes as a fast one.
 """
 
 from stategraph.bench.perf.runner import PerfOptions, run_perf

@@ -24,7 +24,7 @@ from stategraph.bench.perf.measure import (
     percentile,
 )
 from stategraph.bench.perf.report import machine, ratios
-from stategraph.bench.perf.systems import JTMS, Descendants, PythonLFP
+from stategraph.bench.perf.systems import JTMS, Descendants, DurableJTMS, PythonLFP
 from stategraph.bench.perf.workload import Workload, generate
 
 __all__ = ["ALTERNATIVES", "PerfOptions", "run_perf"]
@@ -34,6 +34,7 @@ ALTERNATIVES: dict[str, Factory] = {
     "clingo-multishot": ClingoMultishot,
     "python-lfp": PythonLFP,
     "jtms": JTMS,
+    "jtms-durable": DurableJTMS,
     "networkx": Descendants,
     "pydatalog": PyDatalog,
 }

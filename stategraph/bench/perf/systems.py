@@ -1,4 +1,5 @@
-"""The pure-Python alternatives: whole-graph fixpoint, JTMS support pointers, networkx.
+"""The pure-Python alternatives: whole-graph fixpoint, JTMS support pointers (in memory, and
+writing each answer to SQLite), networkx.
 
 Every system follows the same protocol: build from the workload (timed as ``build_s``), then
 retract facts one after another. :meth:`System.retract` is the timed operation and returns the
@@ -10,13 +11,17 @@ without answering, used when a slow system runs out of time budget, and :meth:`S
 from __future__ import annotations
 
 import importlib
+import json
+import sqlite3
+import tempfile
 from abc import ABC, abstractmethod
+from pathlib import Path
 from typing import Any
 
 from stategraph.bench.perf.graphs import Index, least_fixpoint
 from stategraph.bench.perf.workload import FACT, Workload
 
-__all__ = ["JTMS", "Descendants", "PythonLFP", "System", "WholeModel"]
+__all__ = ["JTMS", "Descendants", "DurableJTMS", "PythonLFP", "System", "WholeModel"]
 
 
 class System(ABC):
@@ -146,6 +151,40 @@ class JTMS(System):
                     break
         lost = set(unmarked)
         return (lost - set(gained)) | (set(gained) - lost)
+
+
+class DurableJTMS(JTMS):
+    """The JTMS above, persisting each answer as a memory store must: in one SQLite
+    transaction (WAL, ``synchronous=NORMAL``, as the engine's store), the changed states' new
+    truth values and a log row naming them.
+
+    Not an alternative to choose: a floor. It shows what durability alone adds to in-memory
+    marking, next to stategraph, which also solves the cone in clingo and logs a full report.
+    """
+
+    name = "jtms-durable"
+
+    def __init__(self, wl: Workload) -> None:
+        super().__init__(wl)
+        self._dir = tempfile.TemporaryDirectory(prefix="stategraph-jtms-")
+        self.conn = sqlite3.connect(Path(self._dir.name) / "jtms.db", isolation_level=None)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.execute("CREATE TABLE truth (id INTEGER PRIMARY KEY, value INTEGER NOT NULL)")
+        self.conn.execute("CREATE TABLE log (seq INTEGER PRIMARY KEY, changed TEXT NOT NULL)")
+        with self.conn:
+            self.conn.executemany("INSERT INTO truth VALUES (?, ?)", enumerate(self.true))
+
+    def retract(self, fact: int) -> set[int]:
+        changed = super().retract(fact)
+        self.conn.execute("BEGIN IMMEDIATE")
+        self.conn.executemany(
+            "UPDATE truth SET value=? WHERE id=?",
+            [(self.true[i], i) for i in sorted(changed | {fact})],
+        )
+        self.conn.execute("INSERT INTO log (changed) VALUES (?)", (json.dumps(sorted(changed)),))
+        self.conn.execute("COMMIT")
+        return changed
 
 
 class Descendants(System):
