@@ -311,7 +311,10 @@ class Memory:
         """Load many new states at once: one transaction, one summary log entry.
 
         Much faster than adding states one by one (no per-state report), for imports and
-        large stores. See :mod:`stategraph.bulk` for what it accepts.
+        large stores. Both arguments may be generators: they are read once, states first, and
+        the load keeps only a few integers per justification, so importing a million states
+        from a file needs no million objects in memory. See :mod:`stategraph.bulk` for what it
+        accepts.
 
         Returns:
             The summary logged: counts, how many hold, and a digest of what was loaded.

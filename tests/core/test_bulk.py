@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from stategraph import Justification, Memory, State
+from stategraph import Justification, Memory, State, bulk
 from stategraph.errors import InvalidChangeError, SelfJustificationError, UnknownStateError
 
 STATES = [
@@ -110,3 +111,39 @@ def test_existing_ids_and_blockers_are_refused() -> None:
         mem.bulk_load([State(id="f")])
     with pytest.raises(InvalidChangeError, match="with revise"):
         mem.bulk_load([State(id="later")])
+
+
+def test_reads_generators_once_states_first() -> None:
+    """The input is streamed: every state is read before the first justification."""
+    read: list[str] = []
+
+    def states() -> Iterator[State]:
+        for st in STATES:
+            read.append(st.id)
+            yield st
+
+    def justs() -> Iterator[Justification]:
+        assert read == [st.id for st in STATES]
+        yield from JUSTS
+
+    mem = Memory()
+    mem.bulk_load(states(), justs())
+    assert mem.holding() == one_by_one().holding()
+
+
+@pytest.mark.parametrize(
+    ("later", "names"),
+    [(State(id="keep"), "'keep' already exists"), (State(id="later"), "with revise")],
+)
+def test_checks_hold_across_batches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, later: State, names: str
+) -> None:
+    monkeypatch.setattr(bulk, "_BATCH", 2)  # the refused id arrives after two batches
+    path = tmp_path / "m.db"
+    mem = Memory.open(path)
+    mem.fact("keep")
+    mem.belief("waits", unless=["later"])
+    before = list(sqlite3.connect(path).iterdump())
+    with pytest.raises(InvalidChangeError, match=names):
+        mem.bulk_load([*STATES, later], JUSTS)
+    assert list(sqlite3.connect(path).iterdump()) == before

@@ -130,8 +130,9 @@ def render(doc: Mapping[str, Any]) -> str:
         lines += [
             "",
             f"{size} states, {r['justifications']} justifications: "
-            f"load {r['load_s']:.2f} s ({r['load_path']}), peak RSS {r['peak_rss_mb']:.0f} MB "
-            f"(of which inputs {r['input_rss_mb']:.0f} MB), open {r['open_s']:.3f} s, "
+            f"load {r['load_s']:.2f} s ({r['load_path']}; input objects built in "
+            f"{r['inputs_s']:.2f} s more), peak RSS {r['peak_rss_mb']:.0f} MB (before loading "
+            f"{r['input_rss_mb']:.0f} MB), open {r['open_s']:.3f} s, "
             f"store {r['db_mb']:.0f} MB",
             f"  random premise: cone {r['cone_mean']:.1f} states, solved {r['solved_mean']:.1f}, "
             f"changed {r['changed_mean']:.1f}; hub: cone {r['hub_cone']}, solved "

@@ -116,6 +116,7 @@ def _run_size(
         "open_s": rev["open_s"],
         "peak_rss_mb": load["peak_rss_mb"],
         "input_rss_mb": load["input_rss_mb"],
+        "inputs_s": load["inputs_s"],
         "open_rss_mb": rev["open_rss_mb"],
         "db_mb": load["db_mb"],
         "hub_cone": runs[-1]["cone"],
