@@ -306,9 +306,7 @@ def revise(
         return new[sid] if sid in new else graph.value(sid)
 
     scope = solve | held
-    grader = _Grader(graph, policy, depth, scope, new_value, past_bound, compatible)
-    supports = grader.levels(scope, solve)
-    grader.supports = supports
+    grader = _Grader(graph, policy, depth, scope, solve, new_value, past_bound, compatible)
     changed: list[ChangedState] = []
     entries: list[Entry] = []
     for sid in sorted(scope & graph.states.keys(), key=lambda s: (depth[s], s)):
@@ -325,7 +323,7 @@ def revise(
         entry = grader.entry(sid, before)
         if entry is not None:
             entries.append(entry)
-    writes.follow = _open_edges(graph, policy, solve, new_value, supports)
+    writes.follow = _open_edges(graph, policy, solve, new_value, grader.supports)
     for sid, value in new.items():
         if value is not graph.value(sid):
             writes.truth[sid] = value
@@ -351,6 +349,7 @@ class _Grader:
         policy: Policy,
         depth: dict[str, int],
         scope: set[str] | frozenset[str],
+        solved: frozenset[str],
         new_value: Callable[[str], Truth],
         past_bound: set[str],
         compatible: frozenset[str],
@@ -363,8 +362,8 @@ class _Grader:
         self._cycle_of: dict[Hashable, frozenset[Hashable]] | None = None
         self.past_bound = past_bound
         self.compatible = compatible
-        self.supports: dict[str, tuple[int, Justification | None]] = {}
-        """Supports of the scope's holding states (set by :func:`revise` before grading)."""
+        self.supports = self.levels(scope, solved)
+        """The support of each holding state of the scope (see :meth:`levels`)."""
         self._fallback: dict[str, tuple[int, Justification | None]] | None = None
 
     def levels(
