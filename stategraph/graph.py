@@ -48,7 +48,10 @@ class SupportGraph:
     Attributes:
         states: every state ever added, active or not (history is kept).
         inactive: ids of retracted or superseded states, mapped to the superseding id (or None).
-        truth: each state's value in the current well-founded model.
+        truth: each state's value in the current well-founded model. A working subgraph also
+            holds here the values of its *boundary*: states its justifications cite that it
+            did not load. A revision only reads their values (they are frozen), so the store
+            loads nothing else of them; they are not in ``states``.
     """
 
     def __init__(self) -> None:

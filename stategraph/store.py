@@ -455,22 +455,29 @@ class SQLiteStore:
         graph: SupportGraph | None = None,
     ) -> SupportGraph:
         graph = SupportGraph() if graph is None else graph
-        ids = set(heads)
+        heads = set(heads)
         justs = list(justs)
+        cited: set[str] = set()
         for j in justs:
-            ids.update(j.premises)
-            ids.update(j.unless)
-        for st, active, superseded_by, truth in self._states(ids - graph.states.keys(), full):
+            cited.update(j.premises)
+            cited.update(j.unless)
+        known = graph.states.keys()
+        for st, active, superseded_by, truth in self._states(heads - known, full):
             graph.add_state(st, truth)
             if not active:
                 graph.deactivate(st.id, superseded_by)
+        boundary = cited - heads - known - graph.truth.keys()
+        sql = "SELECT id, truth FROM states WHERE id IN ({})"
+        for sid, truth in self._select(sql, boundary):
+            graph.set_truth(sid, Truth(truth))
         for j in justs:
             graph.add_justification(j)
         return graph
 
     def subgraph(self, ids: Iterable[str] = (), full: bool = False) -> SupportGraph:
-        """The states ``ids`` with their justifications, and the states those justifications
-        cite (their truth values are the boundary of a revision).
+        """The states ``ids`` with their justifications, and the truth values of the states
+        those justifications cite (the boundary of a revision, which needs nothing else of
+        them: see :class:`~stategraph.graph.SupportGraph`).
 
         Args:
             ids: states to load (unknown ids are simply absent from the result).
@@ -480,10 +487,11 @@ class SQLiteStore:
         return self._graph(heads, self._justifications_of(heads), full)
 
     def extend(self, graph: SupportGraph, heads: Iterable[str]) -> None:
-        """Add more heads to a subgraph: their justifications and the states those cite.
+        """Add more heads to a subgraph: their justifications, and the truth values of the
+        states those cite.
 
         The heads must not have justifications in ``graph`` yet (they may be there as
-        boundary states, cited by others).
+        boundary values, cited by others).
         """
         heads = set(heads)
         self._graph(heads, self._justifications_of(heads), False, graph)
