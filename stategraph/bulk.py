@@ -186,7 +186,8 @@ class _Load:
         """The well-founded model of the loaded states, given the boundary."""
         rules, exogenous = self.rules, self.exogenous
         n = len(exogenous)
-        node = {j: n + x for x, j in enumerate(i for i, t in enumerate(rules.truth) if t == 1)}
+        undefined = (j for j, t in enumerate(rules.truth) if t == _UNDEFINED)
+        node = {j: n + x for x, j in enumerate(undefined)}
         program = IncrementalProgram(n + len(node))
         for x in node.values():
             program.rule(x, (), (x,))  # an undefined boundary state: n :- not n

@@ -41,8 +41,9 @@ __all__ = [
     "worker_main",
 ]
 
-_MB = 1024.0
 T = TypeVar("T")
+
+_MB = 1024.0
 _WORKER = "stategraph.bench.perf.worker"
 
 
