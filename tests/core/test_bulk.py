@@ -147,3 +147,31 @@ def test_checks_hold_across_batches(
     with pytest.raises(InvalidChangeError, match=names):
         mem.bulk_load([*STATES, later], JUSTS)
     assert list(sqlite3.connect(path).iterdump()) == before
+
+
+def test_undefined_boundary_states_stay_undecided() -> None:
+    """Loaded rules that cite undefined stored states (a negative cycle) are undefined too,
+    exactly as when the same states are added one by one."""
+
+    def store() -> Memory:
+        mem = Memory()
+        mem.fact("f")
+        mem.belief("d", unless=["e"])
+        mem.belief("e", unless=["d"])
+        return mem
+
+    states = [State(id=s, kind="belief") for s in ("n1", "n2", "n3")]
+    justs = [
+        Justification(head="n1", premises=["d"]),
+        Justification(head="n2", premises=["f"], unless=["e"]),
+        Justification(head="n3", premises=["n1"]),
+        Justification(head="n3", premises=["f"]),
+    ]
+    bulk, ref = store(), store()
+    bulk.bulk_load(states, justs)
+    for st in states:
+        ref.add(st)
+    ref.revise({"add_justifications": justs})
+    assert bulk.undefined() == ref.undefined() == {"d", "e", "n1", "n2"}
+    assert bulk.holding() == ref.holding() == {"f", "n3"}
+    assert bulk.retract("f").to_json() == ref.retract("f").to_json()
