@@ -13,7 +13,7 @@ import pytest
 from stategraph.bench.cli import register
 from stategraph.bench.perf.cli import parse_sizes
 from stategraph.bench.perf.graphs import Index, least_fixpoint
-from stategraph.bench.perf.report import render
+from stategraph.bench.perf.report import acceptance, render
 from stategraph.bench.perf.systems import JTMS, DurableJTMS
 from stategraph.bench.perf.workload import FACT, generate
 
@@ -95,3 +95,27 @@ def test_sizes_and_stray_options(capsys: pytest.CaptureFixture[str]) -> None:
         parse_sizes("1e3,x")
     assert _run(["bench", "--sizes", "1e3"]) == 2
     assert "only read by 'bench perf'" in capsys.readouterr().err
+
+
+def _size(**systems: dict[str, float]) -> dict[str, object]:
+    return {"load_s": 31.0, "peak_rss_mb": 900.0, "open_s": 0.002, "systems": systems}
+
+
+def test_acceptance_names_each_target_met_or_not() -> None:
+    size = _size(
+        stategraph={"p50_ms": 0.6, "hub_ms": 3000.0},
+        jtms={"p50_ms": 0.05},
+        **{"clingo-full": {"p50_ms": 300.0}, "python-lfp": {"hub_ms": 1000.0}},
+    )
+    verdicts = {target: met for target, met, _ in acceptance(size)}
+    assert verdicts == {
+        "revision p50 <= 5 ms": True,
+        "p50 <= 10x JTMS marking": False,  # 12x
+        "p50 >= 1000x faster than clingo full": False,  # 500x
+        "hub <= 2x the Python whole-graph fixpoint": False,  # 3x
+        "bulk load <= 30 s": False,
+        "bulk load peak RSS <= 1 GiB": True,
+        "open <= 5 s": True,
+    }
+    skipped = acceptance(_size(stategraph={"p50_ms": 0.6, "hub_ms": 3000.0}))
+    assert [met for _, met, _ in skipped] == [True, None, None, None, False, True, True]

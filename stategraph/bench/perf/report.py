@@ -13,7 +13,7 @@ import clingo
 
 import stategraph
 
-__all__ = ["machine", "ratios", "render"]
+__all__ = ["acceptance", "machine", "ratios", "render"]
 
 
 def _cpu_model() -> str:
@@ -167,4 +167,56 @@ def render(doc: Mapping[str, Any]) -> str:
         ]
         rat = ", ".join(f"{k} {_x(v)}" for k, v in r["ratios"].items())
         lines.append(f"  ratios: {rat}")
+    if str(ACCEPTANCE_SIZE) in doc["sizes"]:
+        lines += ["", f"issue 6 acceptance at {ACCEPTANCE_SIZE} states:"]
+        for target, met, got in acceptance(doc["sizes"][str(ACCEPTANCE_SIZE)]):
+            verdict = "not measured" if met is None else "met" if met else "NOT MET"
+            lines.append(f"  {target}: {got} ({verdict})")
     return "\n".join(lines)
+
+
+ACCEPTANCE_SIZE = 1_000_000
+"""The store size issue 6 states its targets at."""
+
+
+def acceptance(size: Mapping[str, Any]) -> list[tuple[str, bool | None, str]]:
+    """Issue 6's targets against one size's figures: ``(target, met, measured)``, with
+    ``met`` None where a side was not measured (a skipped system)."""
+    systems = size["systems"]
+    sg = systems["stategraph"]
+
+    def ratio(left: str, right: str, field: str) -> float | None:
+        if left not in systems or right not in systems:
+            return None
+        return _ratio(systems[left].get(field), systems[right].get(field))
+
+    mib = size["peak_rss_mb"]
+    checks: list[tuple[str, float | None, float, bool, str]] = [
+        ("revision p50 <= 5 ms", sg["p50_ms"], 5.0, False, _ms(sg["p50_ms"])),
+        ("p50 <= 10x JTMS marking", ratio("stategraph", "jtms", "p50_ms"), 10.0, False, ""),
+        (
+            "p50 >= 1000x faster than clingo full",
+            ratio("clingo-full", "stategraph", "p50_ms"),
+            1000.0,
+            True,
+            "",
+        ),
+        (
+            "hub <= 2x the Python whole-graph fixpoint",
+            ratio("stategraph", "python-lfp", "hub_ms"),
+            2.0,
+            False,
+            "",
+        ),
+        ("bulk load <= 30 s", size["load_s"], 30.0, False, f"{size['load_s']:.1f} s"),
+        ("bulk load peak RSS <= 1 GiB", mib, 1024.0, False, f"{mib:.0f} MiB"),
+        ("open <= 5 s", size["open_s"], 5.0, False, f"{size['open_s'] * 1000:.0f} ms"),
+    ]
+    out: list[tuple[str, bool | None, str]] = []
+    for target, value, bound, at_least, shown in checks:
+        if value is None:
+            out.append((target, None, "-"))
+            continue
+        met = value >= bound if at_least else value <= bound
+        out.append((target, met, shown or _x(value)))
+    return out
