@@ -10,20 +10,23 @@ import argparse
 import importlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
+from pydantic import BaseModel, ValidationError
 
 from stategraph import demo
 from stategraph.errors import InvalidInputError, StategraphError
 from stategraph.memory import Memory
-from stategraph.model import Report, Truth
+from stategraph.model import Justification, Report, State, Truth
 
 __all__ = ["main", "render_report"]
 
 _PLUGINS = ("stategraph.grounding.cli", "stategraph.bench.cli")
+
+M = TypeVar("M", bound=BaseModel)
 
 
 def render_report(report: Report) -> str:
@@ -101,6 +104,47 @@ def _cmd_revise(args: argparse.Namespace) -> int:
         change = {**change, "retract": [*change.get("retract", ()), *args.retract]}
     with _open(args) as mem:
         _emit(mem.revise(change), args.json)
+    return 0
+
+
+def _import_lines(path: Path, model: type[M]) -> Iterator[M]:
+    """One pass over a JSONL import file: its states, or its justifications (the lines with
+    a ``head``). Lines may come in any order: the file is read once for each."""
+    justifications = model is Justification
+    with path.open(encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InvalidInputError("import", [(where, f"not JSON: {exc.msg}")]) from None
+            if not isinstance(obj, dict):
+                raise InvalidInputError("import", [(where, "expected a JSON object")])
+            if ("head" in obj) != justifications:
+                continue
+            try:
+                yield model.model_validate(obj)
+            except ValidationError as exc:
+                errors = [
+                    (".".join([where, *(str(p) for p in e["loc"])]), e["msg"]) for e in exc.errors()
+                ]
+                raise InvalidInputError("import", errors) from None
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    with _open(args) as mem:
+        summary = mem.bulk_load(_import_lines(path, State), _import_lines(path, Justification))
+    if args.json:
+        print(json.dumps(summary, sort_keys=True))
+    else:
+        print(
+            f"imported {summary['states']} states and {summary['justifications']} "
+            f"justifications: {summary['holding']} hold, {summary['undefined']} undefined "
+            f"(sha256 {summary['sha256'][:12]})"
+        )
     return 0
 
 
@@ -208,6 +252,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--change", metavar="FILE", help="a change as YAML/JSON ('-' for stdin)")
     p.add_argument("--max-depth", type=int)
     p.set_defaults(func=_cmd_revise)
+
+    p = store_cmd("import", "bulk-load new states and justifications from a JSONL file")
+    p.add_argument(
+        "file",
+        help="one State or Justification (with a head) per line, in any order; streamed",
+    )
+    p.set_defaults(func=_cmd_import)
 
     p = store_cmd("why", "the proof of a holding state")
     p.add_argument("id")

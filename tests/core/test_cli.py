@@ -60,6 +60,50 @@ def test_store_commands(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> N
     assert "5 entries" in out
 
 
+IMPORT = [
+    {"head": "b", "premises": ["f"]},  # a justification before its states: read in a 2nd pass
+    {"id": "f", "kind": "fact", "text": "it rains"},
+    {"id": "b", "kind": "belief"},
+    {"id": "a", "kind": "action", "status": "pending"},
+    {"head": "a", "premises": ["b"], "unless": ["stop"]},
+]
+
+
+def test_import_streams_a_jsonl_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    db, source = str(tmp_path / "m.db"), tmp_path / "import.jsonl"
+    source.write_text("\n".join(json.dumps(o) for o in IMPORT) + "\n\n", encoding="utf-8")
+    code, out, _ = run(capsys, "import", db, str(source), "--json")
+    summary = json.loads(out)
+    assert code == 0 and (summary["states"], summary["justifications"]) == (3, 2)
+    assert summary["holding"] == 3
+    code, out, _ = run(capsys, "revise", db, "--retract", "f", "--json")
+    report = json.loads(out)
+    assert [e["id"] for e in report["entries"]] == ["b", "a"]
+    assert report["entries"][1]["consequence"] == "cancel"
+    code, out, _ = run(capsys, "history", db, "--verify")
+    assert "2 entries" in out
+
+
+@pytest.mark.parametrize(
+    ("line", "names"),
+    [
+        ("{not json", ":3: not JSON"),
+        ('{"id": "x", "kind": "belief", "status": "maybe"}', ":3.status"),
+        ('{"head": "b", "premises": 3}', ":3.premises"),
+        ('{"head": "b", "premises": ["ghost"]}', "unknown state id 'ghost'"),
+    ],
+)
+def test_import_errors_name_the_line_and_write_nothing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, line: str, names: str
+) -> None:
+    db, source = str(tmp_path / "m.db"), tmp_path / "import.jsonl"
+    source.write_text("\n".join([json.dumps(IMPORT[1]), json.dumps(IMPORT[2]), line]))
+    code, _, err = run(capsys, "import", db, str(source))
+    assert code == 2 and names in err, err
+    code, out, _ = run(capsys, "show", db, "--json")
+    assert json.loads(out) == []
+
+
 def test_errors_are_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, _, err = run(capsys, "revise", str(tmp_path / "m.db"), "--retract", "ghost")
     assert code == 2 and "unknown state id 'ghost'" in err
