@@ -588,26 +588,32 @@ class SQLiteStore:
             )
 
     def _write(self, writes: Writes) -> None:
-        c = self.conn
-        c.executemany(
-            "INSERT INTO states VALUES (?,?,?,?,?,?,?,?)",
-            [state_row(s, writes.truth.get(s.id, Truth.false)) for s in writes.new_states],
-        )
-        c.executemany(
-            "UPDATE states SET active=0, superseded_by=? WHERE id=?",
-            [(by, sid) for sid, by in writes.deactivated.items()],
-        )
-        c.executemany(
-            "UPDATE states SET truth=? WHERE id=?",
-            [(t.value, sid) for sid, t in writes.truth.items()],
-        )
-        c.executemany(
-            "DELETE FROM justifications WHERE head=? AND premises=? AND unless=?",
-            [(h, ids_json(p), ids_json(u)) for h, p, u in writes.removed],
-        )
-        c.executemany("DELETE FROM edges WHERE src=? AND head=?", writes.dropped_edges)
-        self.add_justifications(writes.added)
-        c.executemany("UPDATE edges SET follow=? WHERE src=? AND head=?", writes.follow)
+        statements: list[tuple[str, Sequence[tuple[Any, ...]]]] = [
+            (
+                "INSERT INTO states VALUES (?,?,?,?,?,?,?,?)",
+                [state_row(s, writes.truth.get(s.id, Truth.false)) for s in writes.new_states],
+            ),
+            (
+                "UPDATE states SET active=0, superseded_by=? WHERE id=?",
+                [(by, sid) for sid, by in writes.deactivated.items()],
+            ),
+            (
+                "UPDATE states SET truth=? WHERE id=?",
+                [(t.value, sid) for sid, t in writes.truth.items()],
+            ),
+            (
+                "DELETE FROM justifications WHERE head=? AND premises=? AND unless=?",
+                [(h, ids_json(p), ids_json(u)) for h, p, u in writes.removed],
+            ),
+            ("DELETE FROM edges WHERE src=? AND head=?", writes.dropped_edges),
+        ]
+        for sql, rows in statements:
+            if rows:  # most revisions leave most tables alone: skip the empty statements
+                self.conn.executemany(sql, rows)
+        if writes.added:
+            self.add_justifications(writes.added)
+        if writes.follow:
+            self.conn.executemany("UPDATE edges SET follow=? WHERE src=? AND head=?", writes.follow)
 
     def add_justifications(
         self, justs: Iterable[Justification], follow: Follow | None = None
