@@ -316,6 +316,26 @@ def _justification(head: str, premises: str, unless: str, origin: str, extra: st
     return trusted(Justification, fields)
 
 
+def _state(row: tuple[Any, ...], full: bool) -> State:
+    """A ``states`` row (:attr:`SQLiteStore._STATE_COLUMNS`, then ``body`` if ``full``) as a
+    State: whole, or with only what revision reads (id, kind, status)."""
+    if full:
+        return State.model_validate_json(row[6])
+    return trusted(
+        State,
+        {
+            "id": row[0],
+            "kind": row[1],
+            "text": "",
+            "atoms": (),
+            "source": Source.user,
+            "status": ActionStatus(row[2]) if row[2] else None,
+            "metadata": {},
+            "created_at": None,
+        },
+    )
+
+
 class SQLiteStore:
     """The embedded default store: one SQLite file in WAL mode (``":memory:"`` for tests)."""
 
@@ -419,28 +439,14 @@ class SQLiteStore:
                     stack.append(head)
         return Cone(depth, frozenset(solve))
 
+    _STATE_COLUMNS = "id, kind, status, active, superseded_by, truth"
+
     def _states(
         self, ids: Iterable[str], full: bool
     ) -> Iterator[tuple[State, bool, str | None, Truth]]:
-        cols = "id, kind, status, active, superseded_by, truth" + (", body" if full else "")
+        cols = self._STATE_COLUMNS + (", body" if full else "")
         for row in self._select(f"SELECT {cols} FROM states WHERE id IN ({{}})", ids):
-            if full:
-                st = State.model_validate_json(row[6])
-            else:
-                st = trusted(
-                    State,
-                    {
-                        "id": row[0],
-                        "kind": row[1],
-                        "text": "",
-                        "atoms": (),
-                        "source": Source.user,
-                        "status": ActionStatus(row[2]) if row[2] else None,
-                        "metadata": {},
-                        "created_at": None,
-                    },
-                )
-            yield st, bool(row[3]), row[4], Truth(row[5])
+            yield _state(row, full), bool(row[3]), row[4], Truth(row[5])
 
     def _justifications_of(self, heads: Iterable[str]) -> Iterator[Justification]:
         sql = "SELECT head, premises, unless, origin, extra FROM justifications WHERE head IN ({})"
@@ -462,14 +468,16 @@ class SQLiteStore:
             cited.update(j.premises)
             cited.update(j.unless)
         known = graph.states.keys()
-        for st, active, superseded_by, truth in self._states(heads - known, full):
-            graph.add_state(st, truth)
-            if not active:
-                graph.deactivate(st.id, superseded_by)
+        load = heads - known
         boundary = cited - heads - known - graph.truth.keys()
-        sql = "SELECT id, truth FROM states WHERE id IN ({})"
-        for sid, truth in self._select(sql, boundary):
-            graph.set_truth(sid, Truth(truth))
+        cols = self._STATE_COLUMNS + (", body" if full else "")
+        for row in self._select(f"SELECT {cols} FROM states WHERE id IN ({{}})", load | boundary):
+            if row[0] in load:
+                graph.add_state(_state(row, full), Truth(row[5]))
+                if not row[3]:
+                    graph.deactivate(row[0], row[4])
+            else:
+                graph.set_truth(row[0], Truth(row[5]))
         for j in justs:
             graph.add_justification(j)
         return graph
