@@ -151,6 +151,9 @@ def strongly_connected(
 
 def negative_components(program: Program) -> list[frozenset[Node]]:
     """The SCCs of the dependency graph that contain an ``unless`` edge (negative cycles)."""
+    heads = {r.head for r in program.rules}
+    if not any(u in heads for r in program.rules for u in r.neg):
+        return []  # an unless node no rule derives has no way back: no cycle through it
     succ: dict[Node, list[Node]] = {}
     for r in program.rules:
         for b in (*r.pos, *r.neg):

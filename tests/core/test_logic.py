@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from stategraph.logic import Program, Rule, well_founded
+from stategraph.logic import Program, Rule, negative_components, well_founded
 
 R = Rule
 TABLE = [
@@ -103,3 +103,27 @@ def test_backend_and_encoding_agree(
 def test_unknown_path_is_refused() -> None:
     with pytest.raises(ValueError, match="via"):
         well_founded(Program(["a"]), via="magic")
+
+
+@pytest.mark.parametrize(
+    ("program", "components"),
+    [
+        pytest.param(Program(["x"], [R("a", (), ("x",))]), [], id="unless on a fact"),
+        pytest.param(
+            Program([], [R("a", ("b",), ("b",)), R("c", (), ("a",))]), [], id="no way back"
+        ),
+        pytest.param(Program([], [R("p", (), ("p",))]), [{"p"}], id="self negation"),
+        pytest.param(
+            Program([], [R("a", (), ("b",)), R("b", ("a",)), R("c", (), ("a",))]),
+            [{"a", "b"}],
+            id="loop through one unless",
+        ),
+        pytest.param(
+            Program([], [R("a", ("b",)), R("b", ("a",)), R("c", (), ("a",))]),
+            [],
+            id="positive loop",
+        ),
+    ],
+)
+def test_negative_components(program: Program, components: list[set[str]]) -> None:
+    assert [set(c) for c in negative_components(program)] == components
