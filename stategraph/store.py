@@ -441,13 +441,6 @@ class SQLiteStore:
 
     _STATE_COLUMNS = "id, kind, status, active, superseded_by, truth"
 
-    def _states(
-        self, ids: Iterable[str], full: bool
-    ) -> Iterator[tuple[State, bool, str | None, Truth]]:
-        cols = self._STATE_COLUMNS + (", body" if full else "")
-        for row in self._select(f"SELECT {cols} FROM states WHERE id IN ({{}})", ids):
-            yield _state(row, full), bool(row[3]), row[4], Truth(row[5])
-
     def _justifications_of(self, heads: Iterable[str]) -> Iterator[Justification]:
         sql = "SELECT head, premises, unless, origin, extra FROM justifications WHERE head IN ({})"
         for row in self._select(sql, heads):
@@ -519,9 +512,11 @@ class SQLiteStore:
 
     def state(self, state_id: str) -> tuple[State, bool, Truth] | None:
         """One whole state, whether it is active, and its truth value."""
-        for st, active, _by, truth in self._states([state_id], full=True):
-            return st, active, truth
-        return None
+        cols = self._STATE_COLUMNS + ", body"
+        row = self.conn.execute(f"SELECT {cols} FROM states WHERE id=?", (state_id,)).fetchone()
+        if row is None:
+            return None
+        return _state(row, full=True), bool(row[3]), Truth(row[5])
 
     def states(self) -> list[State]:
         """Every state, sorted by id."""
