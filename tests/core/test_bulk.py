@@ -32,11 +32,16 @@ JUSTS = [
 ]
 
 
-def one_by_one() -> Memory:
-    mem = Memory()
-    for st in STATES:
+def one_by_one(
+    mem: Memory | None = None,
+    states: list[State] = STATES,
+    justs: list[Justification] = JUSTS,
+) -> Memory:
+    """The reference: the same states added one revision at a time."""
+    mem = Memory() if mem is None else mem
+    for st in states:
         mem.add(st)
-    mem.revise({"add_justifications": [j.model_dump() for j in JUSTS]})
+    mem.revise({"add_justifications": [j.model_dump() for j in justs]})
     return mem
 
 
@@ -167,11 +172,8 @@ def test_undefined_boundary_states_stay_undecided() -> None:
         Justification(head="n3", premises=["n1"]),
         Justification(head="n3", premises=["f"]),
     ]
-    bulk, ref = store(), store()
+    bulk, ref = store(), one_by_one(store(), states, justs)
     bulk.bulk_load(states, justs)
-    for st in states:
-        ref.add(st)
-    ref.revise({"add_justifications": justs})
     assert bulk.undefined() == ref.undefined() == {"d", "e", "n1", "n2"}
     assert bulk.holding() == ref.holding() == {"f", "n3"}
     assert bulk.retract("f").to_json() == ref.retract("f").to_json()
