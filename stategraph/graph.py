@@ -1,5 +1,5 @@
-"""The support graph in memory (states, justifications, truth values, reverse indexes), and
-the cone of a change.
+"""The support graph in memory (states, justifications, truth values), and the cone of a
+change.
 
 A revision works on a *subgraph* the store loads for it (the states to solve, the states to
 grade and their boundary) and throws it away afterwards; the store, not this object, is the
@@ -43,7 +43,11 @@ class Cone:
 
 
 class SupportGraph:
-    """States, their justifications, and reverse indexes from premises and ``unless`` ids.
+    """States, their justifications by head, and truth values.
+
+    Nothing here indexes justifications by the states they cite: a revision finds dependents
+    through the store's ``edges`` index, and building such an index for every justification a
+    large cone loads would cost more than the rest of the loading.
 
     Attributes:
         states: every state ever added, active or not (history is kept).
@@ -61,8 +65,6 @@ class SupportGraph:
         self._justs: dict[JustKey, Justification] = {}
         self._by_head: dict[str, dict[JustKey, None]] = {}
         self._sorted: dict[str, list[Justification]] = {}
-        self._by_premise: dict[str, dict[JustKey, None]] = {}
-        self._by_unless: dict[str, dict[JustKey, None]] = {}
 
     # ---- queries ------------------------------------------------------------------------
 
@@ -104,13 +106,6 @@ class SupportGraph:
         """The justification with this identity, if present."""
         return self._justs.get(key)
 
-    def dependents(self, state_id: str) -> Iterator[str]:
-        """Heads of justifications that cite ``state_id`` as a premise or ``unless``."""
-        for k in self._by_premise.get(state_id, ()):
-            yield k[0]
-        for k in self._by_unless.get(state_id, ()):
-            yield k[0]
-
     def supporters(self, head: str) -> Iterator[str]:
         """Ids that the justifications of ``head`` cite (premises and ``unless``)."""
         for k in self._by_head.get(head, ()):
@@ -145,7 +140,7 @@ class SupportGraph:
         self._justs[key] = j
         self._sorted.pop(j.head, None)
         if old is None:
-            self._index(key)
+            self._by_head.setdefault(key[0], {})[key] = None
         return old
 
     def remove_justification(self, key: JustKey) -> Justification:
@@ -154,28 +149,11 @@ class SupportGraph:
         Raises:
             KeyError: if it is not present (callers validate first).
         """
-        old = self._justs[key]
-        self._drop(key)
-        self._sorted.pop(key[0], None)
+        old = self._justs.pop(key)
+        head = key[0]
+        keys = self._by_head[head]
+        del keys[key]
+        if not keys:
+            del self._by_head[head]
+        self._sorted.pop(head, None)
         return old
-
-    def _index(self, key: JustKey) -> None:
-        head, premises, unless = key
-        self._by_head.setdefault(head, {})[key] = None
-        for p in premises:
-            self._by_premise.setdefault(p, {})[key] = None
-        for u in unless:
-            self._by_unless.setdefault(u, {})[key] = None
-
-    def _drop(self, key: JustKey) -> None:
-        del self._justs[key]
-        head, premises, unless = key
-        for index, ids in (
-            (self._by_head, (head,)),
-            (self._by_premise, premises),
-            (self._by_unless, unless),
-        ):
-            for i in ids:
-                index[i].pop(key, None)
-                if not index[i]:
-                    del index[i]
