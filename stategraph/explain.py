@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 from stategraph.errors import NotHoldingError
-from stategraph.model import Justification, JustificationRef, Origin, Truth
+from stategraph.model import FALSE, TRUE, UNDEFINED, Justification, JustificationRef, Origin, Truth
 
 if TYPE_CHECKING:
     from stategraph.graph import SupportGraph
@@ -33,8 +33,9 @@ __all__ = [
     "why_not",
 ]
 
-_RANK = {Truth.false: 0, Truth.undefined: 1, Truth.true: 2}
-_BY_RANK = (Truth.false, Truth.undefined, Truth.true)
+_RANK = {FALSE: 0, UNDEFINED: 1, TRUE: 2}
+_BY_RANK = (FALSE, UNDEFINED, TRUE)
+_RECOVERED = Origin.recovered
 
 Value = Callable[[str], Truth]
 
@@ -53,18 +54,18 @@ def justification_value(j: Justification, value: Value) -> Truth:
     holds and as undefined otherwise: losing it may or may not matter, logic cannot tell.
     """
     rank = 2
-    if j.origin is not Origin.recovered:  # no candidates: the hot path of every revision
+    if j.origin is not _RECOVERED:  # no candidates: the hot path of every revision
         for p in body(j):
             v = value(p)
-            if v is Truth.false:
-                return Truth.false
-            if v is Truth.undefined:
+            if v is FALSE:
+                return FALSE
+            if v is UNDEFINED:
                 rank = 1
         for u in j.unless:
             v = value(u)
-            if v is Truth.true:
-                return Truth.false
-            if v is Truth.undefined:
+            if v is TRUE:
+                return FALSE
+            if v is UNDEFINED:
                 rank = 1
         return _BY_RANK[rank]
     candidates = set(j.candidates())
@@ -84,8 +85,8 @@ def justification_value(j: Justification, value: Value) -> Truth:
 
 def failures(j: Justification, value: Value) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The premises that do not hold and the ``unless`` states that do not fail, sorted."""
-    failed = tuple(p for p in body(j) if value(p) is not Truth.true)
-    blocked = tuple(u for u in j.unless if value(u) is not Truth.false)
+    failed = tuple(p for p in body(j) if value(p) is not TRUE)
+    blocked = tuple(u for u in j.unless if value(u) is not FALSE)
     return failed, blocked
 
 
@@ -121,7 +122,7 @@ def derivation_levels(
             heapq.heappush(heap, (0, ("", (), ()), h))
             continue
         for j in justs_of(h):
-            if justification_value(j, value) is not Truth.true:
+            if justification_value(j, value) is not TRUE:
                 continue
             if usable is not None and not usable(j):
                 continue

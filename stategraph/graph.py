@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from stategraph.errors import DuplicateStateError, UnknownStateError
-from stategraph.model import Justification, State, Truth
+from stategraph.model import FALSE, Justification, State, Truth
 
 __all__ = ["Cone", "JustKey", "SupportGraph"]
 
@@ -91,7 +91,7 @@ class SupportGraph:
 
     def value(self, state_id: str) -> Truth:
         """The current truth value; ids never added are false."""
-        return self.truth.get(state_id, Truth.false)
+        return self.truth.get(state_id, FALSE)
 
     def justifications_of(self, head: str) -> list[Justification]:
         """The justifications of a state, sorted by their identity (do not modify the list:

@@ -36,7 +36,7 @@ from pathlib import Path
 import clingo
 
 from stategraph.errors import LogicError
-from stategraph.model import Truth
+from stategraph.model import FALSE, TRUE, UNDEFINED, Truth
 from stategraph.resources import data_root
 
 __all__ = [
@@ -93,10 +93,10 @@ class WellFoundedModel:
     def value(self, node: Node) -> Truth:
         """The truth value of a node (nodes the program never derives are false)."""
         if node in self.true:
-            return Truth.true
+            return TRUE
         if node in self.undefined:
-            return Truth.undefined
-        return Truth.false
+            return UNDEFINED
+        return FALSE
 
 
 def strongly_connected(

@@ -85,6 +85,15 @@ class Truth(enum.StrEnum):
     undefined = "undefined"
 
 
+# For the hot loops of revision: on Python 3.11 reading a member off its enum (``Truth.true``)
+# costs about 60 ns, a module global 6 ns, and a large cone compares truth values millions of
+# times.
+TRUE, FALSE, UNDEFINED = Truth.true, Truth.false, Truth.undefined
+TRUTH_OF = {t.value: t for t in Truth}
+"""A stored truth value's member (a dict lookup: calling ``Truth(text)`` costs ten times as
+much)."""
+
+
 class Verdict(enum.StrEnum):
     """What a revision concluded about a touched state."""
 

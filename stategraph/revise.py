@@ -30,6 +30,9 @@ from stategraph.explain import body, derivation_levels, failures, justification_
 from stategraph.graph import Cone, JustKey, SupportGraph
 from stategraph.logic import Program, Rule, negative_components, well_founded
 from stategraph.model import (
+    FALSE,
+    TRUE,
+    UNDEFINED,
     Change,
     ChangedState,
     Consequence,
@@ -220,23 +223,23 @@ class _ConeProgram:
         pos: list[Hashable] = []
         for p in body(j):
             value = self._frozen(p)
-            if value is Truth.true:
+            if value is TRUE:
                 continue
             if p in candidates:
                 aux = ("candidate", j.key, p)
                 if aux not in self._undefined and value is None:
                     self.program.rules.append(Rule(aux, (p,)))
                 pos.append(self._undefined_node(aux))
-            elif value is Truth.false:
+            elif value is FALSE:
                 return None
             else:
                 pos.append(p if value is None else self._undefined_node(p))
         neg: list[Hashable] = []
         for u in j.unless:
             value = self._frozen(u)
-            if value is Truth.false:
+            if value is FALSE:
                 continue
-            if value is Truth.true:
+            if value is TRUE:
                 return None
             neg.append(u if value is None else self._undefined_node(u))
         return Rule(j.head, tuple(pos), tuple(neg))
@@ -397,7 +400,7 @@ class _Grader:
         heads = [
             s
             for s in heads
-            if g.is_active(s) and not exogenous(g.states[s]) and self.new_value(s) is Truth.true
+            if g.is_active(s) and not exogenous(g.states[s]) and self.new_value(s) is TRUE
         ]
         return derivation_levels(heads, g.justifications_of, is_base, self.new_value, usable)
 
@@ -416,8 +419,8 @@ class _Grader:
         g = self.graph
         old_t, new_t = g.value(sid), self.new_value(sid)
         after = g.justifications_of(sid)
-        old_hold = {j.key for j in before if justification_value(j, g.value) is Truth.true}
-        new_hold = {j.key for j in after if justification_value(j, self.new_value) is Truth.true}
+        old_hold = {j.key for j in before if justification_value(j, g.value) is TRUE}
+        new_hold = {j.key for j in after if justification_value(j, self.new_value) is TRUE}
         if old_t is new_t and old_hold == new_hold:
             return None
         present = {j.key: j for j in after}
@@ -443,11 +446,11 @@ class _Grader:
         surviving = None
         if sid in self.past_bound:
             verdict, cause, decided_by = Verdict.needs_confirmation, "depth_limit", DecidedBy.policy
-        elif new_t is Truth.undefined:
+        elif new_t is UNDEFINED:
             verdict = Verdict.needs_confirmation
             cause, cycle, undecided = self._undecided(sid, after)
-        elif new_t is Truth.true:
-            verdict = Verdict.kept if old_t is Truth.true else Verdict.restored
+        elif new_t is TRUE:
+            verdict = Verdict.kept if old_t is TRUE else Verdict.restored
             cause = "alternative_support" if lost else "new_support"
             surviving = self.surviving(sid)
         elif any(
@@ -563,7 +566,7 @@ def _open_edges(
         if head not in graph or policy.is_exogenous(graph.states[head]):
             continue
         justs = graph.justifications_of(head)
-        support = supports.get(head, (0, None))[1] if value(head) is Truth.true else None
+        support = supports.get(head, (0, None))[1] if value(head) is TRUE else None
         keep = {*body(support), *support.unless} if support is not None else None
         cited = sorted({x for j in justs for x in (*j.premises, *j.unless)})
         rows += [(int(keep is None or src in keep), src, head) for src in cited]

@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict
 from stategraph.errors import LogIntegrityError, StoreError
 from stategraph.graph import Cone, JustKey, SupportGraph
 from stategraph.model import (
+    TRUTH_OF,
     ActionStatus,
     EdgeCheck,
     Justification,
@@ -466,11 +467,11 @@ class SQLiteStore:
         cols = self._STATE_COLUMNS + (", body" if full else "")
         for row in self._select(f"SELECT {cols} FROM states WHERE id IN ({{}})", load | boundary):
             if row[0] in load:
-                graph.add_state(_state(row, full), Truth(row[5]))
+                graph.add_state(_state(row, full), TRUTH_OF[row[5]])
                 if not row[3]:
                     graph.deactivate(row[0], row[4])
             else:
-                graph.set_truth(row[0], Truth(row[5]))
+                graph.set_truth(row[0], TRUTH_OF[row[5]])
         for j in justs:
             graph.add_justification(j)
         return graph
