@@ -46,8 +46,8 @@ class SupportGraph:
     """States, their justifications by head, and truth values.
 
     Nothing here indexes justifications by the states they cite: a revision finds dependents
-    through the store's ``edges`` index, and building such an index for every justification a
-    large cone loads would cost more than the rest of the loading.
+    through the store's ``edges`` index, so such an index would only cost time for every
+    justification a cone loads.
 
     Attributes:
         states: every state ever added, active or not (history is kept).
