@@ -21,7 +21,7 @@ import hashlib
 import json
 import re
 import sqlite3
-from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -233,26 +233,6 @@ def _chunks(ids: Sequence[str]) -> Iterator[Sequence[str]]:
 
 def _marks(n: int) -> str:
     return ",".join("?" * n)
-
-
-Follow = Callable[[str], Container[str] | None]
-"""The ids a head's support cites (None: it has none); the edges from them into the head are
-open, the others closed (see :class:`~stategraph.graph.Cone`)."""
-
-
-def _edges(justs: Iterable[Justification], follow: Follow | None) -> list[tuple[str, str, int]]:
-    """The ``edges`` rows of justifications: each id they cite, with their head (a pair cited
-    by two justifications of one head appears twice, with the same flag)."""
-    rows: list[tuple[str, str, int]] = []
-    for j in justs:
-        head = j.head
-        keep = None if follow is None else follow(head)
-        cited = j.premises + j.unless if j.unless else j.premises
-        if keep is None:
-            rows += [(src, head, 1) for src in cited]
-        else:
-            rows += [(src, head, 1 if src in keep else 0) for src in cited]
-    return rows
 
 
 def state_row(st: State, truth: Truth) -> tuple[Any, ...]:
@@ -517,7 +497,7 @@ class SQLiteStore:
         row = self.conn.execute(f"SELECT {cols} FROM states WHERE id=?", (state_id,)).fetchone()
         if row is None:
             return None
-        return _state(row, full=True), bool(row[3]), Truth(row[5])
+        return _state(row, full=True), bool(row[3]), TRUTH_OF[row[5]]
 
     def states(self) -> list[State]:
         """Every state, sorted by id."""
@@ -571,7 +551,7 @@ class SQLiteStore:
     def truths(self, ids: Iterable[str]) -> dict[str, Truth]:
         """Truth values of the stored states among ``ids``."""
         sql = "SELECT id, truth FROM states WHERE id IN ({})"
-        return {r[0]: Truth(r[1]) for r in self._select(sql, ids)}
+        return {r[0]: TRUTH_OF[r[1]] for r in self._select(sql, ids)}
 
     def heads_citing(self, ids: Iterable[str]) -> set[str]:
         """Stored heads whose justifications cite any of these ids."""
@@ -619,24 +599,19 @@ class SQLiteStore:
         if writes.follow:
             self.conn.executemany("UPDATE edges SET follow=? WHERE src=? AND head=?", writes.follow)
 
-    def add_justifications(
-        self, justs: Iterable[Justification], follow: Follow | None = None
-    ) -> list[tuple[str, str, str, str, str]]:
-        """Insert (or replace) justifications and index their edges (inside a transaction).
-
-        Args:
-            justs: the justifications.
-            follow: which new edges are open; all of them without it (always sound: a
-                revision then solves more than it needs, and closes what it can).
-
-        Returns:
-            The rows written, in input order.
-        """
+    def add_justifications(self, justs: Iterable[Justification]) -> None:
+        """Insert (or replace) justifications and index their edges, all open (inside a
+        transaction). Open is always sound: the revision that adds them solves their heads and
+        closes the edges their supports do not cite."""
         justs = list(justs)
-        rows = [justification_row(j) for j in justs]
-        self.conn.executemany("INSERT OR REPLACE INTO justifications VALUES (?,?,?,?,?)", rows)
-        self.conn.executemany("INSERT OR IGNORE INTO edges VALUES (?,?,?)", _edges(justs, follow))
-        return rows
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO justifications VALUES (?,?,?,?,?)",
+            [justification_row(j) for j in justs],
+        )
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO edges VALUES (?,?,1)",
+            [(src, j.head) for j in justs for src in (*j.premises, *j.unless)],
+        )
 
     def _last(self) -> tuple[int, str]:
         row = self.conn.execute("SELECT seq, hash FROM revisions ORDER BY seq DESC LIMIT 1")
