@@ -1,0 +1,165 @@
+"""What a counterfactual judge is asked, what it answers, and the interface every judge meets.
+
+Logic settles most candidate edges; what it cannot settle goes to a judge as one
+:class:`Question` per edge: "this premise no longer holds; does this state still hold?". The
+memories a question carries are quoted *data*: a judge is told never to follow instructions
+found in them, and whatever it answers is checked by the engine afterwards
+(:mod:`stategraph.judging`), so a judge can only ever settle the edge it was asked about.
+
+A judge is anything with a versioned ``name``, a ``model`` and an ``ask`` method
+(:class:`Judge`): the OpenAI-compatible client, the benchmark's gold oracle, a replay of
+logged answers, or a user's own. Every answer comes back as a :class:`JudgeCall` that records
+the question, the parsed answer (or why there is none), the tokens and the latency, so a
+revision can be logged in full and replayed without the model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "PROMPT_VERSION",
+    "Judge",
+    "JudgeAnswer",
+    "JudgeCall",
+    "Question",
+    "Quote",
+    "question_key",
+]
+
+PROMPT_VERSION = "counterfactual.v1"
+"""The version of the question and its prompt; part of every cache key, so answers given to
+another wording are never reused."""
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+
+class Quote(BaseModel):
+    """A memory as a judge sees it: quoted data, never an instruction."""
+
+    model_config = _FROZEN
+
+    id: str
+    kind: str
+    text: str
+
+
+class Question(BaseModel):
+    """One undecided candidate edge: ``premise`` no longer holds; does ``head`` still hold?
+
+    Attributes:
+        head: the derived memory in question.
+        premise: the candidate premise that stopped holding.
+        premise_change: how it stopped: ``retracted``, ``superseded`` (see ``replacement``)
+            or ``no_longer_holds`` (it lost its own support).
+        replacement: for ``superseded``, the memory that replaced the premise.
+        holding: memories that still hold and were not moved by the change (or that the
+            change asserted): the only ids a "still holds" answer may cite as support.
+    """
+
+    model_config = _FROZEN
+
+    head: Quote
+    premise: Quote
+    premise_change: Literal["retracted", "superseded", "no_longer_holds"]
+    replacement: Quote | None = None
+    holding: tuple[Quote, ...] = ()
+
+
+def question_key(question: Question, model: str, prompt_version: str = PROMPT_VERSION) -> str:
+    """The cache key of a question: model, prompt version and every text involved.
+
+    Two questions with the same key would be sent the same prompt, so an answer recorded for
+    one is the answer to the other.
+    """
+    payload = json.dumps(
+        [model, prompt_version, question.model_dump(mode="json")],
+        ensure_ascii=False,
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+class JudgeAnswer(BaseModel):
+    """The structured answer a judge must give (its JSON schema is sent to the model).
+
+    Attributes:
+        still_holds: True if the head holds without the premise.
+        support: for ``still_holds``, the ids (from ``Question.holding``) it rests on instead.
+            A "still holds" with no support is a rubber stamp and is rejected.
+        reason: one or two sentences a reviewer can check.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    still_holds: bool
+    support: tuple[str, ...] = ()
+    reason: str = Field(default="", max_length=2000)
+
+
+class JudgeCall(BaseModel):
+    """One question put to a judge and what came of it: the log's record of the call.
+
+    Attributes:
+        key: :func:`question_key` of the question for this judge's model.
+        question: what was asked.
+        judge: the judge's versioned name.
+        model: the model that answered.
+        prompt_version: the prompt the question was sent with.
+        answer: the parsed answer, or None when there is none (see ``error``).
+        error: why there is no answer (timeout, refusal, malformed JSON, budget, ...).
+        attempts: requests made (retries included); 0 for an answer served from a cache.
+        prompt_tokens: tokens sent, as the server reported them (0 if it did not).
+        completion_tokens: tokens received, likewise.
+        latency_ms: wall time of all attempts.
+        cached: True when the answer came from a cache or a replay, not from the model.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    key: str
+    question: Question
+    judge: str
+    model: str
+    prompt_version: str = PROMPT_VERSION
+    answer: JudgeAnswer | None = None
+    error: str | None = None
+    attempts: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_ms: float = 0.0
+    cached: bool = False
+
+    @property
+    def tokens(self) -> int:
+        """Tokens sent and received."""
+        return self.prompt_tokens + self.completion_tokens
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """A counterfactual judge.
+
+    Attributes:
+        name: the implementation's versioned name (``"stategraph.openai_judge.v1"``).
+        model: the model it asks; part of every cache key.
+    """
+
+    name: str
+    model: str
+
+    def ask(self, questions: Sequence[Question]) -> list[JudgeCall]:
+        """Answer each question; one call per question, in the same order.
+
+        A judge never raises for a failed or malformed answer: it returns a call with
+        ``answer=None`` and the ``error``, and the edge stays undecided. It may answer the
+        questions concurrently (bounded), and must not ask the model twice for questions
+        with the same key in one batch.
+        """
+        ...
