@@ -16,8 +16,10 @@ __all__ = [
     "InvalidChangeError",
     "InvalidInputError",
     "InvalidKindError",
+    "JudgeConfigError",
     "LogIntegrityError",
     "LogicError",
+    "MalformedAnswerError",
     "NotHoldingError",
     "ResourceNotFoundError",
     "SelfJustificationError",
@@ -185,4 +187,43 @@ class LogIntegrityError(StoreError):
             f"revision log entry {seq} does not match its hash chain: the log was altered; "
             "restore the store from a backup",
             seq=seq,
+        )
+
+
+class JudgeConfigError(StategraphError, ValueError):
+    """A judge cannot be built as configured: a setting is missing or out of range.
+
+    Raised only when a judge is constructed, never while it answers, so a misconfigured judge
+    fails before a revision starts rather than leaving every edge undecided.
+
+    Attributes:
+        judge: the judge's versioned name.
+        fields: the settings or environment variables at fault.
+    """
+
+    def __init__(self, judge: str, message: str, fields: Iterable[str] = ()) -> None:
+        self.judge = judge
+        self.fields = sorted(fields)
+        super().__init__(f"{judge}: {message}")
+
+
+class MalformedAnswerError(StategraphError, ValueError):
+    """A judge's reply is not one JSON object of the answer's schema.
+
+    A judge turns this into a call with ``error`` set (the edge stays undecided); it is raised
+    only by :func:`stategraph.judge.parse.parse_answer` for callers that parse replies
+    themselves.
+
+    Attributes:
+        text: the reply as received (cut to 500 characters).
+        problem: what is wrong with it.
+    """
+
+    def __init__(self, text: str, problem: str) -> None:
+        self.text = text[:500]
+        self.problem = problem
+        super().__init__(
+            f"malformed judge answer ({problem}): expected one JSON object "
+            '{"still_holds": bool, "support": [ids], "reason": str}, '
+            "bare or in one ```json fence"
         )

@@ -1,0 +1,392 @@
+"""The counterfactual judge over any OpenAI-compatible chat-completions endpoint.
+
+One request per question, through the official ``openai`` SDK, so the same code talks to
+OpenAI, vLLM, Ollama and llama.cpp's server. The answer format is asked for as a JSON schema;
+a server that rejects that (HTTP 400/422) is asked again with ``json_object`` and then with no
+format at all, and the first one it accepts is remembered for the rest of the judge's life.
+Whatever comes back is parsed strictly (:func:`~stategraph.judge.parse.parse_answer`).
+
+The judge never raises out of :meth:`OpenAIJudge.ask`: a question whose request or answer
+fails becomes a :class:`~stategraph.judge.base.JudgeCall` with ``answer=None`` and ``error``
+saying why, and the engine leaves that edge undecided. Errors start with a fixed word so that
+callers can sort them without parsing prose: ``timeout``, ``connection``, ``rate_limited``,
+``server_error`` (all retried first), ``http_error``, ``refused``, ``truncated``,
+``malformed`` and ``unexpected`` (never retried: another attempt at temperature 0 gets the
+same reply, and a refusal or a 4xx will not change).
+
+The SDK's own retries are switched off: this module retries, so that ``attempts`` in the log
+counts every request that reached the wire.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import openai
+from openai import OpenAI
+from openai.types.chat import ChatCompletion
+
+from stategraph.errors import JudgeConfigError, MalformedAnswerError
+from stategraph.judge.base import (
+    PROMPT_VERSION,
+    JudgeAnswer,
+    JudgeCall,
+    Question,
+    Quote,
+    question_key,
+)
+from stategraph.judge.parse import parse_answer
+from stategraph.judge.prompt import RESPONSE_SCHEMA, messages_for
+from stategraph.judge.retry import RetryPolicy, retry_after_seconds
+
+__all__ = ["OpenAIJudge", "ResponseFormat"]
+
+ResponseFormat = Literal["json_schema", "json_object", "plain"]
+"""How the answer's format is asked for: the JSON schema, any JSON object, or not at all."""
+
+_FORMATS: tuple[ResponseFormat, ...] = ("json_schema", "json_object", "plain")
+_NAME = "stategraph.openai_judge.v1"
+_ENV_BASE_URL = "OPENAI_BASE_URL"
+_ENV_API_KEY = "OPENAI_API_KEY"
+_ENV_MODEL = "STATEGRAPH_JUDGE_MODEL"
+_NO_KEY = "no-key"  # local servers want none, but the SDK insists on a string
+_PROBE = Question(  # asked of messages_for at construction, to check the prompt version
+    head=Quote(id="h", kind="belief", text=""),
+    premise=Quote(id="p", kind="fact", text=""),
+    premise_change="retracted",
+)
+
+
+@dataclass
+class _Tally:
+    """What one question cost so far, across its attempts."""
+
+    attempts: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add_usage(self, completion: ChatCompletion) -> None:
+        if completion.usage is not None:
+            self.prompt_tokens += completion.usage.prompt_tokens or 0
+            self.completion_tokens += completion.usage.completion_tokens or 0
+
+
+class _Retry(Exception):
+    """An attempt failed in a way another attempt may cure."""
+
+    def __init__(self, error: str, retry_after: float | None = None) -> None:
+        super().__init__(error)
+        self.error = error
+        self.retry_after = retry_after
+
+
+class _Rejected(Exception):
+    """The server refused the request's response format (HTTP 400 or 422)."""
+
+    def __init__(self, error: str) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+class _Failed(Exception):
+    """An attempt failed for good: the call ends with this error."""
+
+    def __init__(self, error: str) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+def _status_error(exc: openai.APIStatusError) -> str:
+    return f"HTTP {exc.status_code}: {exc.message}"[:300]
+
+
+class OpenAIJudge:
+    """A :class:`~stategraph.judge.base.Judge` over an OpenAI-compatible endpoint.
+
+    Args:
+        model: the model name the server knows (part of every cache key).
+        base_url: the endpoint, e.g. ``http://127.0.0.1:8080/v1``; None for the SDK's
+            default (``OPENAI_BASE_URL``, else OpenAI's).
+        api_key: the key; None for the SDK's default (``OPENAI_API_KEY``), or a placeholder
+            when ``base_url`` is given (local servers take none).
+        client: an ``openai.OpenAI`` client to use instead of building one (then leave
+            ``base_url`` and ``api_key`` out). Its own retries are switched off here.
+        timeout: seconds one request may take, reading included.
+        connect_timeout: seconds to wait for a connection.
+        max_retries: retries after the first attempt, for timeouts, connection errors, 429
+            and 5xx.
+        backoff: the first backoff wait in seconds (doubling, with jitter, up to
+            ``max_backoff``).
+        max_backoff: the longest backoff wait.
+        max_retry_after: the longest ``retry-after`` honoured; longer requests are cut.
+        concurrency: questions of one batch in flight at once.
+        max_tokens: the cap on the answer's length (an answer cut by it is ``truncated``);
+            None sends no cap.
+        temperature: sampling temperature; 0 so that the same question gets the same answer.
+            None sends none (for models that accept only their default).
+        response_format: the first format to ask for; the judge steps down from it when the
+            server rejects it.
+        prompt_version: the prompt the questions are sent with.
+
+    Raises:
+        JudgeConfigError: for a missing model, a value out of range, or a client the SDK
+            cannot build (no key and no endpoint).
+    """
+
+    name: str = _NAME
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        client: OpenAI | None = None,
+        timeout: float = 60.0,
+        connect_timeout: float = 10.0,
+        max_retries: int = 2,
+        backoff: float = 0.5,
+        max_backoff: float = 8.0,
+        max_retry_after: float = 30.0,
+        concurrency: int = 4,
+        max_tokens: int | None = 512,
+        temperature: float | None = 0.0,
+        response_format: ResponseFormat = "json_schema",
+        prompt_version: str = PROMPT_VERSION,
+    ) -> None:
+        self.model = model
+        self.prompt_version = prompt_version
+        self.concurrency = concurrency
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.retry = RetryPolicy(max_retries, backoff, max_backoff, max_retry_after)
+        self._timeout = openai.Timeout(timeout, connect=min(connect_timeout, timeout))
+        self._format = response_format
+        self._format_lock = threading.Lock()
+        both = client is not None and (base_url is not None or api_key is not None)
+        self._check(timeout, connect_timeout, both)
+        self._client = self._build_client(client, base_url, api_key)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **options: Any) -> OpenAIJudge:
+        """A judge configured by ``OPENAI_BASE_URL``, ``OPENAI_API_KEY`` and
+        ``STATEGRAPH_JUDGE_MODEL``.
+
+        The model is required. The key may be left out when a base URL is given (local
+        servers take none); the base URL may be left out when a key is given (OpenAI's).
+
+        Args:
+            env: the variables to read; ``os.environ`` when None.
+            **options: any other keyword of :class:`OpenAIJudge` (timeouts, concurrency...).
+
+        Raises:
+            JudgeConfigError: naming every variable that is missing.
+        """
+        source = os.environ if env is None else env
+        model = source.get(_ENV_MODEL, "").strip()
+        base_url = source.get(_ENV_BASE_URL, "").strip() or None
+        api_key = source.get(_ENV_API_KEY, "").strip() or None
+        missing = [] if model else [_ENV_MODEL]
+        if base_url is None and api_key is None:
+            missing += [_ENV_BASE_URL, _ENV_API_KEY]
+        if missing:
+            raise JudgeConfigError(
+                _NAME,
+                f"missing environment variable(s) {', '.join(missing)}: set "
+                f"{_ENV_MODEL} to the model name, and {_ENV_BASE_URL} to the server's "
+                f"endpoint (e.g. http://127.0.0.1:8080/v1) or {_ENV_API_KEY} for OpenAI",
+                missing,
+            )
+        return cls(model, base_url=base_url, api_key=api_key, **options)
+
+    @property
+    def response_format(self) -> ResponseFormat:
+        """The format the next question will be asked with (it only ever steps down)."""
+        return self._format
+
+    def ask(self, questions: Sequence[Question]) -> list[JudgeCall]:
+        """Answer each question; one call per question, in the same order.
+
+        Questions with the same key are asked once; the later ones get a copy of the call
+        marked ``cached`` with no attempts, tokens or latency of its own, so that the sums
+        over a batch count each request once. Never raises for a failed question.
+        """
+        keys = [question_key(q, self.model, self.prompt_version) for q in questions]
+        unique = dict(zip(keys, questions, strict=True))
+        workers = max(1, min(self.concurrency, len(unique)))
+        if workers == 1:
+            answered = {key: self._call(key, q) for key, q in unique.items()}
+        else:
+            with ThreadPoolExecutor(workers, thread_name_prefix="stategraph-judge") as pool:
+                futures = {key: pool.submit(self._call, key, q) for key, q in unique.items()}
+                answered = {key: future.result() for key, future in futures.items()}
+        calls: list[JudgeCall] = []
+        seen: set[str] = set()
+        for key in keys:
+            call = answered[key]
+            if key in seen:
+                call = call.model_copy(
+                    update={
+                        "cached": True,
+                        "attempts": 0,
+                        "prompt_tokens": 0,
+                        "completion_tokens": 0,
+                        "latency_ms": 0.0,
+                    }
+                )
+            seen.add(key)
+            calls.append(call)
+        return calls
+
+    def _check(self, timeout: float, connect_timeout: float, both_clients: bool) -> None:
+        problems = self.retry.problems()
+        if not self.model.strip():
+            problems.append(("model", "must name the model the server serves"))
+        if not timeout > 0 or not connect_timeout > 0:
+            problems.append(("timeout", "timeout and connect_timeout must be > 0 seconds"))
+        if self.concurrency < 1:
+            problems.append(("concurrency", "must be >= 1"))
+        if self.max_tokens is not None and self.max_tokens < 1:
+            problems.append(("max_tokens", "must be >= 1, or None for no cap"))
+        if self._format not in _FORMATS:
+            problems.append(("response_format", f"must be one of {', '.join(_FORMATS)}"))
+        if both_clients:
+            problems.append(("client", "pass either client or base_url/api_key, not both"))
+        try:
+            messages_for(_PROBE, self.prompt_version)
+        except KeyError:
+            problems.append(("prompt_version", f"no prompt {self.prompt_version!r}"))
+        if problems:
+            text = "; ".join(f"{field}: {what}" for field, what in problems)
+            raise JudgeConfigError(_NAME, text, (field for field, _ in problems))
+
+    def _build_client(self, client: OpenAI | None, base_url: str | None, key: str | None) -> OpenAI:
+        if client is not None:
+            return client.with_options(max_retries=0)
+        if key is None and base_url is not None:
+            key = _NO_KEY
+        try:
+            return OpenAI(base_url=base_url, api_key=key, max_retries=0, timeout=self._timeout)
+        except openai.OpenAIError as exc:
+            raise JudgeConfigError(
+                _NAME,
+                f"cannot build the OpenAI client ({exc}): pass api_key, or base_url for a "
+                "local server",
+                ("api_key", "base_url"),
+            ) from None
+
+    def _call(self, key: str, question: Question) -> JudgeCall:
+        """Ask one question, retrying what can be retried; never raises."""
+        tally = _Tally()
+        started = time.perf_counter()
+        answer: JudgeAnswer | None = None
+        error: str | None = None
+        try:
+            answer = self._attempts(question, tally)
+        except _Failed as exc:
+            error = exc.error
+        except Exception as exc:  # a judge failure must never abort a revision
+            error = f"unexpected: {type(exc).__name__}: {exc}"[:300]
+        return JudgeCall(
+            key=key,
+            question=question,
+            judge=self.name,
+            model=self.model,
+            prompt_version=self.prompt_version,
+            answer=answer,
+            error=error,
+            attempts=tally.attempts,
+            prompt_tokens=tally.prompt_tokens,
+            completion_tokens=tally.completion_tokens,
+            latency_ms=round((time.perf_counter() - started) * 1000, 3),
+        )
+
+    def _attempts(self, question: Question, tally: _Tally) -> JudgeAnswer:
+        messages = messages_for(question, self.prompt_version)
+        fmt = self._format
+        rejected: str | None = None
+        retries = 0
+        while True:
+            tally.attempts += 1
+            try:
+                completion = self._request(messages, fmt)
+            except _Rejected as exc:
+                rejected = rejected or exc.error
+                later = _FORMATS[_FORMATS.index(fmt) + 1 :]
+                if not later:  # every format was refused: the 400 was about something else
+                    raise _Failed(f"http_error: {rejected}") from None
+                fmt = later[0]
+                continue
+            except _Retry as exc:
+                retries += 1
+                if retries > self.retry.max_retries:
+                    raise _Failed(f"{exc.error} ({tally.attempts} attempts)") from None
+                time.sleep(self.retry.wait(retries, exc.retry_after))
+                continue
+            if rejected is not None:
+                self._step_down(fmt)
+            tally.add_usage(completion)
+            return self._answer(completion)
+
+    def _step_down(self, fmt: ResponseFormat) -> None:
+        with self._format_lock:
+            if _FORMATS.index(fmt) > _FORMATS.index(self._format):
+                self._format = fmt
+
+    def _request(self, messages: list[dict[str, str]], fmt: ResponseFormat) -> ChatCompletion:
+        """One request; raises _Retry, _Rejected or _Failed for what went wrong."""
+        params: dict[str, Any] = {"model": self.model, "messages": messages}
+        if self.temperature is not None:
+            params["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            params["max_tokens"] = self.max_tokens
+        if fmt == "json_schema":
+            params["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "judge_answer", "schema": RESPONSE_SCHEMA, "strict": True},
+            }
+        elif fmt == "json_object":
+            params["response_format"] = {"type": "json_object"}
+        try:
+            result = self._client.chat.completions.create(**params, timeout=self._timeout)
+        except openai.APITimeoutError:
+            raise _Retry(f"timeout: no answer within {self._timeout.read} s") from None
+        except openai.APIConnectionError as exc:
+            raise _Retry(f"connection: {exc}"[:300]) from None
+        except openai.APIStatusError as exc:
+            retry_after = retry_after_seconds(exc.response.headers)
+            if exc.status_code == 429:
+                raise _Retry(f"rate_limited: {_status_error(exc)}", retry_after) from None
+            if exc.status_code >= 500:
+                raise _Retry(f"server_error: {_status_error(exc)}", retry_after) from None
+            if exc.status_code in (400, 422) and fmt != "plain":
+                raise _Rejected(_status_error(exc)) from None
+            raise _Failed(f"http_error: {_status_error(exc)}") from None
+        except openai.OpenAIError as exc:  # e.g. a body that is not a chat completion
+            raise _Failed(f"unexpected: {type(exc).__name__}: {exc}"[:300]) from None
+        if not isinstance(result, ChatCompletion):
+            raise _Failed(f"unexpected: the server returned {type(result).__name__}")
+        return result
+
+    def _answer(self, completion: ChatCompletion) -> JudgeAnswer:
+        if not completion.choices:
+            raise _Failed("malformed: the reply has no choices")
+        choice = completion.choices[0]
+        message = choice.message
+        if message.refusal:
+            raise _Failed(f"refused: {message.refusal}"[:300])
+        if choice.finish_reason == "content_filter":
+            raise _Failed("refused: finish_reason content_filter")
+        if choice.finish_reason == "length":
+            used = completion.usage.completion_tokens if completion.usage else "?"
+            raise _Failed(f"truncated: finish_reason length after {used} completion tokens")
+        try:
+            return parse_answer(message.content)
+        except MalformedAnswerError as exc:
+            raise _Failed(f"malformed: {exc.problem}"[:300]) from None
