@@ -12,7 +12,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 __all__ = [
+    "DuplicateKeyError",
     "DuplicateStateError",
+    "InputFileError",
+    "InputLimitError",
+    "InputSyntaxError",
     "InvalidChangeError",
     "InvalidInputError",
     "InvalidKindError",
@@ -25,7 +29,9 @@ __all__ = [
     "SelfJustificationError",
     "StategraphError",
     "StoreError",
+    "StoreNotFoundError",
     "UnknownStateError",
+    "UnreadableInputError",
 ]
 
 
@@ -187,6 +193,86 @@ class LogIntegrityError(StoreError):
             f"revision log entry {seq} does not match its hash chain: the log was altered; "
             "restore the store from a backup",
             seq=seq,
+        )
+
+
+class InputFileError(StategraphError, ValueError):
+    """An input file (a change, a case, an import) cannot be read or is refused.
+
+    Raised before anything is validated or written, so a hostile or broken file never reaches
+    the engine or the store.
+
+    Attributes:
+        path: the file (``<stdin>`` for standard input).
+        line: the 1-based line of the fault, or None where it is not known.
+        reason: what is wrong and what to do, without the location.
+    """
+
+    def __init__(self, path: str, reason: str, line: int | None = None) -> None:
+        self.path = path
+        self.line = line
+        self.reason = reason
+        super().__init__(f"{path}{'' if line is None else f':{line}'}: {reason}")
+
+    @property
+    def detail(self) -> str:
+        """The reason with the line, for callers that name the file themselves."""
+        return self.reason if self.line is None else f"line {self.line}: {self.reason}"
+
+
+class UnreadableInputError(InputFileError):
+    """An input file is missing, is a folder, cannot be opened, or is not UTF-8 text."""
+
+
+class InputSyntaxError(InputFileError):
+    """An input file is not valid YAML or JSON, or uses a construct stategraph refuses
+    (several documents, a non-scalar or merge key, a tag it does not read)."""
+
+
+class DuplicateKeyError(InputFileError):
+    """A mapping in an input file gives the same key twice (YAML and JSON parsers would keep
+    the last one silently).
+
+    Attributes:
+        key: the repeated key.
+        first_line: the line of its first occurrence, where known.
+    """
+
+    def __init__(self, path: str, key: str, line: int | None, first_line: int | None) -> None:
+        self.key = key
+        self.first_line = first_line
+        first = f" (first given on line {first_line})" if first_line is not None else ""
+        super().__init__(path, f"duplicate key {key!r}{first}: give each key once", line=line)
+
+
+class InputLimitError(InputFileError):
+    """An input file goes past one of the loader's limits (size, nesting depth, YAML aliases,
+    nodes after alias expansion, number of states).
+
+    Attributes:
+        limit: the name of the limit (``max_bytes``, ``max_depth``, ``max_aliases``,
+            ``max_nodes``, ``max_states``).
+        value: the limit's value.
+    """
+
+    def __init__(
+        self, path: str, limit: str, value: int, reason: str, line: int | None = None
+    ) -> None:
+        self.limit = limit
+        self.value = value
+        super().__init__(path, f"{reason} (limit {limit}={value})", line=line)
+
+
+class StoreNotFoundError(StoreError, FileNotFoundError):
+    """A command that only reads a store was given a path where no store exists.
+
+    Raised instead of creating an empty store for a mistyped path.
+    """
+
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            path,
+            "no such store: check the path (only add, revise and import create a store)",
         )
 
 

@@ -8,7 +8,6 @@ each error names the case file and the field so that a suite author can fix it a
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator
 from importlib.resources import files
@@ -16,10 +15,10 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from stategraph.errors import StategraphError
+from stategraph.errors import InputFileError, StategraphError
+from stategraph.loaders import load_case_data
 
 __all__ = [
     "KNOWN_TAGS",
@@ -402,27 +401,21 @@ def validate(data: Any, path: str) -> Case:
     return case
 
 
-def _parse(text: str, path: str) -> Any:
-    try:
-        return json.loads(text) if path.endswith(".json") else yaml.safe_load(text)
-    except (yaml.YAMLError, json.JSONDecodeError) as exc:
-        kind = "JSON" if path.endswith(".json") else "YAML"
-        raise CaseError(path, "", f"not valid {kind}: {exc}") from None
-
-
 def load_case(path: str | Path | Traversable) -> Case:
-    """Read and validate one case file.
+    """Read and validate one case file, through the safe loader (:data:`stategraph.loaders.CASE`
+    limits: a hostile case file is refused before it is built).
 
     Raises:
-        CaseError: when the file cannot be parsed or does not validate.
+        CaseError: when the file cannot be read or parsed, goes past a loader limit, or does
+            not validate.
     """
     name = str(path)
     node = Path(path) if isinstance(path, str) else path
     try:
-        text = node.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CaseError(name, "", f"cannot read: {exc}") from None
-    return validate(_parse(text, name), name)
+        data = load_case_data(node)
+    except InputFileError as exc:
+        raise CaseError(name, "", exc.detail) from exc
+    return validate(data, name)
 
 
 def _case_files(root: Path | Traversable) -> Iterator[Path | Traversable]:
