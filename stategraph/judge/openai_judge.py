@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -103,7 +103,8 @@ class _Failed(Exception):
 
 
 def _status_error(exc: openai.APIStatusError) -> str:
-    return f"HTTP {exc.status_code}: {exc.message}"[:300]
+    message = exc.message.removeprefix(f"Error code: {exc.status_code} - ")
+    return f"HTTP {exc.status_code}: {message}"[:300]
 
 
 class OpenAIJudge:
@@ -133,6 +134,8 @@ class OpenAIJudge:
         response_format: the first format to ask for; the judge steps down from it when the
             server rejects it.
         prompt_version: the prompt the questions are sent with.
+        sleep: how to wait between attempts (``time.sleep``); a caller with its own clock,
+            or a test, passes another.
 
     Raises:
         JudgeConfigError: for a missing model, a value out of range, or a client the SDK
@@ -159,6 +162,7 @@ class OpenAIJudge:
         temperature: float | None = 0.0,
         response_format: ResponseFormat = "json_schema",
         prompt_version: str = PROMPT_VERSION,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.model = model
         self.prompt_version = prompt_version
@@ -169,6 +173,8 @@ class OpenAIJudge:
         self._timeout = openai.Timeout(timeout, connect=min(connect_timeout, timeout))
         self._format = response_format
         self._format_lock = threading.Lock()
+        self._sleep = sleep
+        self._owns_client = client is None
         both = client is not None and (base_url is not None or api_key is not None)
         self._check(timeout, connect_timeout, both)
         self._client = self._build_client(client, base_url, api_key)
@@ -204,6 +210,17 @@ class OpenAIJudge:
                 missing,
             )
         return cls(model, base_url=base_url, api_key=api_key, **options)
+
+    def close(self) -> None:
+        """Close the HTTP connections of the client this judge built (not of one passed in)."""
+        if self._owns_client:
+            self._client.close()
+
+    def __enter__(self) -> OpenAIJudge:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     @property
     def response_format(self) -> ResponseFormat:
@@ -327,7 +344,7 @@ class OpenAIJudge:
                 retries += 1
                 if retries > self.retry.max_retries:
                     raise _Failed(f"{exc.error} ({tally.attempts} attempts)") from None
-                time.sleep(self.retry.wait(retries, exc.retry_after))
+                self._sleep(self.retry.wait(retries, exc.retry_after))
                 continue
             if rejected is not None:
                 self._step_down(fmt)
