@@ -97,6 +97,7 @@ class _Load:
         """Validate and write the states (derived ones as false until solved)."""
         stored = self.store.has_states()
         batch: list[tuple[Any, ...]] = []
+        indexed: list[State] = []
         for st in states:
             st = self.policy.normalise(st)
             if st.id in self.index:
@@ -107,12 +108,16 @@ class _Load:
             row = state_row(st, Truth.true if fact else Truth.false)
             self.digest.update(row[-1].encode("utf-8"))
             batch.append(row)
+            if st.text or st.atoms:
+                indexed.append(st)
             if len(batch) == _BATCH:
-                self._write_states(batch, stored)
-                batch = []
-        self._write_states(batch, stored)
+                self._write_states(batch, stored, indexed)
+                batch, indexed = [], []
+        self._write_states(batch, stored, indexed)
 
-    def _write_states(self, rows: list[tuple[Any, ...]], stored: bool) -> None:
+    def _write_states(
+        self, rows: list[tuple[Any, ...]], stored: bool, indexed: list[State]
+    ) -> None:
         if stored and rows:
             ids = [r[0] for r in rows]
             taken = self.store.present(ids)
@@ -127,6 +132,7 @@ class _Load:
                     "these states with revise() so that it is revised",
                 )
         self.store.conn.executemany("INSERT INTO states VALUES (?,?,?,?,?,?,?,?)", rows)
+        self.store.index_terms(indexed)
 
     def read_justifications(self, justifications: Iterable[Justification]) -> None:
         """Validate and write the justifications, keeping each as integer codes."""

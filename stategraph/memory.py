@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from stategraph.candidates import CandidateProposer
 from stategraph.errors import InvalidInputError, UnknownStateError
 from stategraph.explain import Proof, WhyNot, why, why_not
 from stategraph.graph import SupportGraph
@@ -56,6 +57,8 @@ def _validated(model: type[M], value: Any, what: str) -> M:
         errors = [(".".join(str(p) for p in e["loc"]), e["msg"]) for e in exc.errors()]
         raise InvalidInputError(what, errors) from None
 
+
+_DEFAULT_PROPOSER = CandidateProposer()
 
 _PROMOTE_AFTER = 100_000
 """Allocations during a pause above which they are promoted unscanned (a small revision's
@@ -163,6 +166,12 @@ class Memory:
             their atoms (see :mod:`stategraph.linking`). Persisted in the store.
         grounder: a registered grounder (``"stategraph.rule_grounder.v1"``) that fills the
             atoms of states added with text and no atoms. Persisted in the store.
+        candidates: proposes candidate premises for a derived state added without a basis
+            (:mod:`stategraph.candidates`); None proposes nothing beyond its ``context``.
+        assume: a derived state added with no basis, no rule link and no candidate holds as
+            an assumption of its source (an ``assumed`` justification, which ``why`` names).
+            False leaves such a state without support, so it does not hold: for memories
+            that must rest on declared or rule-derived support only.
     """
 
     def __init__(
@@ -174,6 +183,8 @@ class Memory:
         rules: Sequence[str] | str | None = None,
         grounder: str | None = None,
         store: Store | None = None,
+        candidates: CandidateProposer | None = _DEFAULT_PROPOSER,
+        assume: bool = True,
     ) -> None:
         if max_depth is not None and max_depth < 0:
             raise InvalidInputError("config", [("max_depth", "must be None or >= 0")])
@@ -181,7 +192,11 @@ class Memory:
         self.max_depth = max_depth
         self.store: Store = store or SQLiteStore(path if path is not None else ":memory:")
         self.rules, self.grounder = self._settings(rules, grounder)
-        self._preparer = Preparer(self.store, self.policy, self.rules, self.grounder)
+        self.candidates = candidates
+        self.assume = assume
+        self._preparer = Preparer(
+            self.store, self.policy, self.rules, self.grounder, candidates, assume
+        )
 
     def _settings(
         self, rules: Sequence[str] | str | None, grounder: str | None
@@ -233,6 +248,11 @@ class Memory:
             config["rules"] = list(self.rules)
         if self.grounder:
             config["grounder"] = self.grounder
+        if self.candidates is not None:
+            c = self.candidates
+            config["candidates"] = {"name": c.name, "k": c.k, "lexical_floor": c.lexical_floor}
+        if not self.assume:
+            config["assume"] = False
         return config
 
     def revise(self, change: Change | Mapping[str, Any]) -> Report:
@@ -267,8 +287,16 @@ class Memory:
         unless: Iterable[str] = (),
         context: Iterable[str] = (),
     ) -> Report:
-        """Add one state with its justifications (see :func:`justifications_for`)."""
+        """Add one state with its justifications (see :func:`justifications_for`).
+
+        A fact's ``context`` is provenance, never a reason to doubt the fact: it is kept in the
+        fact's ``metadata["context"]``, not as a candidate justification.
+        """
         st = _validated(State, state, "state")
+        context = list(context)
+        if context and self.policy.is_exogenous(st):
+            meta = {**st.metadata, "context": sorted(set(context))}
+            st, context = st.model_copy(update={"metadata": meta}), []
         justs = justifications_for(st.id, because, unless, context)
         return self.revise(Change(assert_=(st,), add_justifications=tuple(justs)))
 

@@ -59,15 +59,21 @@ class ActionStatus(enum.StrEnum):
 class Origin(enum.StrEnum):
     """Where a justification came from.
 
-    ``recovered`` justifications are candidates (e.g. the memories that were in context when a
-    state was written): until each premise is checked they support their head only as far as
-    the unchecked premises still hold; when one fails, the head becomes undecided.
+    ``recovered`` justifications are candidates (the memories that were in context when a
+    state was written, or that the engine proposed for a state written without a basis):
+    until each premise is checked they support their head only as far as the unchecked
+    premises still hold; when one fails, the head becomes undecided. ``judge``
+    justifications rest on the support a counterfactual judge named; ``assumed`` ones have no
+    premises at all (a derived state written with no basis and nothing to propose holds as an
+    assumption of its source); ``review`` ones record a person's confirmation.
     """
 
     declared = "declared"
     rule = "rule"
     recovered = "recovered"
     judge = "judge"
+    assumed = "assumed"
+    review = "review"
 
 
 class EdgeCheck(enum.StrEnum):
@@ -175,6 +181,9 @@ class Justification(BaseModel):
     """Why each checked premise was classified as it was."""
     rules: tuple[str, ...] = ()
     """For ``rule`` justifications: the rule-pack rules (``pack:line``) that linked it."""
+    proposed: dict[str, str] = Field(default_factory=dict)
+    """For ``recovered`` justifications: how each candidate premise was found (``context``,
+    ``rule``, ``entity``, ``lexical``; see :mod:`stategraph.candidates`)."""
 
     _norm_premises = field_validator("premises", "unless", mode="before")(_sorted_ids)
 
@@ -193,6 +202,7 @@ class Justification(BaseModel):
                 "origin": self.origin,
                 "rules": self.rules,
                 "notes": self.notes,
+                "proposed": self.proposed,
             },
         )
 
@@ -214,6 +224,8 @@ class JustificationRef(BaseModel):
     rules: tuple[str, ...] = ()
     notes: dict[str, str] = Field(default_factory=dict)
     """For candidate premises that were checked: how each was classified, and why."""
+    proposed: dict[str, str] = Field(default_factory=dict)
+    """For candidate premises: the method that proposed each."""
 
 
 class Supersession(BaseModel):

@@ -1,11 +1,13 @@
-"""Preparing a change for revision: what the grounder and the rule packs add to it.
+"""Preparing a change for revision: what grounding, rule packs and candidates add to it.
 
 Before the logic runs, a change is completed: asserted states with text and no atoms are
 grounded; the rule justifications that the store's atoms now make possible are added (and
-those no longer produced are removed); the candidate premises of ``recovered``
-justifications are checked where logic can decide them; and a supersession whose replacement
-still supports the same conclusions is marked compatible. The completed change is what the
-revision applies and what the log records.
+those no longer produced are removed); a derived state asserted without a basis of its own
+gets candidate premises (:mod:`stategraph.candidates`) or, with nothing to propose, an
+``assumed`` justification; the candidate premises of ``recovered`` justifications are
+checked where logic can decide them; and a supersession whose replacement still supports the
+same conclusions is marked compatible. The completed change is what the revision applies and
+what the log records.
 
 Cost: linking re-derives over every stored state that carries atoms whenever a change asserts
 states with atoms, so with rule packs on, adding a memory costs in proportion to the
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from stategraph.candidates import CandidateProposer
 from stategraph.linking import Links, RuleLinker
 from stategraph.model import Change, EdgeCheck, Justification, Origin, State
 from stategraph.policy import Policy
@@ -33,19 +36,110 @@ class Preparer:
         policy: kinds and their behaviour.
         rules: rule packs to link states with (none: no rule justifications).
         grounder: registered grounder name for texts without atoms (None: no grounding).
+        proposer: proposes candidate premises for derived states asserted without a basis
+            (None: such a state gets only its ``context`` as candidates).
+        assume: a derived state asserted with no basis and no candidate holds as an
+            assumption (an ``assumed`` justification); False leaves it without support.
     """
 
     def __init__(
-        self, store: Store, policy: Policy, rules: Sequence[str], grounder: str | None
+        self,
+        store: Store,
+        policy: Policy,
+        rules: Sequence[str],
+        grounder: str | None,
+        proposer: CandidateProposer | None = None,
+        assume: bool = True,
     ) -> None:
         self.store = store
         self.policy = policy
         self.grounder = grounder
         self.linker: RuleLinker | None = RuleLinker(rules) if rules else None
+        self.proposer = proposer
+        self.assume = assume
 
     def prepare(self, change: Change) -> tuple[Change, frozenset[str]]:
         """The completed change, and the ids of compatibly superseded states."""
-        return self.link(self.ground(change))
+        change, links, compatible = self.link(self.ground(change))
+        change = self.replace_stand_ins(self.propose(change))
+        checked = tuple(self.check(j, change, links) for j in change.add_justifications)
+        if checked != change.add_justifications:
+            change = change.model_copy(update={"add_justifications": checked})
+        return change, compatible
+
+    def propose(self, change: Change) -> Change:
+        """Give each derived state asserted without a basis its candidates, or an assumption.
+
+        A state whose writer gave a basis (a declared justification, or one from a judge or a
+        review) or that the rules link is left alone: its ``context``, if any, is checked
+        against the rules. Otherwise its candidates are the caller's ``context``, then what
+        the proposer finds, at most ``k`` in all, gathered into one ``recovered``
+        justification that records how each was found. With no candidate at all, the state
+        holds as an assumption of its source: an ``assumed`` justification without premises.
+        """
+        new_states = [*change.assert_, *(s.with_ for s in change.supersede)]
+        derived = [st for st in new_states if not self.policy.is_exogenous(st)]
+        if not derived:
+            return change
+        by_head: dict[str, list[Justification]] = {}
+        for j in change.add_justifications:
+            by_head.setdefault(j.head, []).append(j)
+        replaced: dict[tuple[str, tuple[str, ...], tuple[str, ...]], Justification] = {}
+        added: list[Justification] = []
+        for st in derived:
+            justs = by_head.get(st.id, [])
+            if any(j.origin is not Origin.recovered for j in justs):
+                continue
+            context = justs[0] if justs else None
+            chosen = {p: "context" for p in context.premises} if context is not None else {}
+            if self.proposer is not None and len(chosen) < self.proposer.k:
+                found = self.proposer.propose(
+                    self.store, st, exclude=chosen, limit=self.proposer.k - len(chosen)
+                )
+                chosen.update({c.id: c.method for c in found})
+            if context is None and not chosen:
+                if self.assume:
+                    added.append(Justification(head=st.id, origin=Origin.assumed))
+            elif chosen:
+                j = Justification(
+                    head=st.id,
+                    premises=tuple(chosen),
+                    origin=Origin.recovered,
+                    checked=context.checked if context is not None else {},
+                    notes=context.notes if context is not None else {},
+                    proposed=dict(sorted(chosen.items())),
+                )
+                if context is not None:
+                    replaced[context.key] = j
+                else:
+                    added.append(j)
+        if not replaced and not added:
+            return change
+        kept = tuple(replaced.get(j.key, j) for j in change.add_justifications)
+        return change.model_copy(update={"add_justifications": kept + tuple(added)})
+
+    def replace_stand_ins(self, change: Change) -> Change:
+        """Withdraw the engine's stand-ins for a basis once the writer declares one.
+
+        An ``assumed`` justification, and a ``recovered`` one whose candidates the engine
+        proposed itself (none came from the caller's ``context``), stand in for a basis the
+        writer did not give. A declared justification added later for the same state is that
+        basis, so the stand-ins are removed in the same change.
+        """
+        heads = {j.head for j in change.add_justifications if j.origin is Origin.declared}
+        if not heads:
+            return change
+        removed = {j.key for j in change.remove_justifications}
+        stale = tuple(
+            j
+            for j in self.store.justifications_for(heads)
+            if j.key not in removed and _is_stand_in(j)
+        )
+        if not stale:
+            return change
+        return change.model_copy(
+            update={"remove_justifications": change.remove_justifications + stale}
+        )
 
     def ground(self, change: Change) -> Change:
         """Fill the atoms of asserted states that have text and no atoms."""
@@ -73,8 +167,8 @@ class Preparer:
             }
         )
 
-    def link(self, change: Change) -> tuple[Change, frozenset[str]]:
-        """Add rule justifications and candidate checks; find compatible supersessions."""
+    def link(self, change: Change) -> tuple[Change, Links | None, frozenset[str]]:
+        """Add rule justifications; find compatible supersessions."""
         new_states = [*change.assert_, *(s.with_ for s in change.supersede)]
         links = None
         added: list[Justification] = []
@@ -102,20 +196,20 @@ class Preparer:
             and {j.head for j in self.store.citing(s.id) if j.origin is Origin.rule}
             & {j.head for j in added if s.with_.id in j.premises}
         )
-        checked = tuple(self.check(j, change, links) for j in change.add_justifications)
-        if not added and not stale and checked == change.add_justifications:
-            return change, compatible
+        if not added and not stale:
+            return change, links, compatible
         update = {
-            "add_justifications": checked + tuple(added),
+            "add_justifications": change.add_justifications + tuple(added),
             "remove_justifications": change.remove_justifications + tuple(stale),
         }
-        return change.model_copy(update=update), compatible
+        return change.model_copy(update=update), links, compatible
 
     def check(self, j: Justification, change: Change, links: Links | None) -> Justification:
         """Classify the candidate premises of a recovered justification, where logic can."""
         if not j.candidates():
             return j
-        head = next((s for s in change.assert_ if s.id == j.head), None)
+        new_states = (*change.assert_, *(s.with_ for s in change.supersede))
+        head = next((s for s in new_states if s.id == j.head), None)
         if head is None and (found := self.store.state(j.head)) is not None:
             head = found[0]
         others = [
@@ -141,3 +235,11 @@ class Preparer:
             if verdict is not None:
                 checked[p], notes[p] = verdict
         return j.model_copy(update={"checked": checked, "notes": notes})
+
+
+def _is_stand_in(j: Justification) -> bool:
+    """True for a justification the engine made up for a state written without a basis."""
+    if j.origin is Origin.assumed:
+        return True
+    proposed = j.proposed.values()
+    return j.origin is Origin.recovered and bool(proposed) and "context" not in proposed

@@ -47,7 +47,7 @@ from stategraph.revise import Revision, Writes
 
 __all__ = ["STORES", "LogEntry", "SQLiteStore", "Store"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 _GENESIS = "0" * 64
 _CHUNK = 500  # ids per IN (...) query, well under SQLite's variable limit
 
@@ -79,6 +79,21 @@ CREATE TABLE IF NOT EXISTS edges (
     follow INTEGER NOT NULL,        -- 1: a change of src can change head (head does not hold,
                                     -- or src is cited by the support of head): graph.Cone
     PRIMARY KEY (src, head)
+) WITHOUT ROWID;
+-- The inverted index candidate proposal reads (stategraph.terms, stategraph.candidates).
+CREATE TABLE IF NOT EXISTS docs (
+    seq INTEGER PRIMARY KEY,        -- indexing order: postings are read newest first
+    state_id TEXT NOT NULL,
+    size INTEGER NOT NULL           -- how many lexical (g:) terms the memory has
+);
+CREATE TABLE IF NOT EXISTS terms (
+    term TEXT NOT NULL,             -- 'a:<constant>' or 'g:<gram>' (stategraph.terms)
+    doc INTEGER NOT NULL,           -- docs.seq
+    PRIMARY KEY (term, doc)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS term_df (
+    term TEXT PRIMARY KEY,
+    df INTEGER NOT NULL             -- how many memories carry the term
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS revisions (
     seq INTEGER PRIMARY KEY,
@@ -170,6 +185,22 @@ class Store(Protocol):
         """The justifications of these heads."""
         ...
 
+    def truths(self, ids: Iterable[str]) -> dict[str, Truth]:
+        """Truth values of the stored states among ``ids``."""
+        ...
+
+    def doc_count(self) -> int:
+        """How many memories the term index holds."""
+        ...
+
+    def term_df(self, terms: Iterable[str]) -> dict[str, int]:
+        """How many indexed memories carry each of these terms."""
+        ...
+
+    def postings(self, term: str, limit: int) -> list[tuple[int, str, int]]:
+        """The newest ``limit`` memories carrying a term: ``(seq, state id, lexical size)``."""
+        ...
+
     def commit(self, revision: Revision, config: dict[str, Any]) -> LogEntry:
         """Persist one revision and its log entry atomically."""
         ...
@@ -253,14 +284,15 @@ def state_row(st: State, truth: Truth) -> tuple[Any, ...]:
 def justification_row(j: Justification) -> tuple[str, str, str, str, str]:
     """The ``justifications`` row of a justification."""
     extra = ""
-    if j.checked or j.notes or j.rules:
-        extra = canonical_json(
-            {
-                "checked": {k: v.value for k, v in j.checked.items()},
-                "notes": j.notes,
-                "rules": j.rules,
-            }
-        )
+    if j.checked or j.notes or j.rules or j.proposed:
+        fields: dict[str, Any] = {
+            "checked": {k: v.value for k, v in j.checked.items()},
+            "notes": j.notes,
+            "rules": j.rules,
+        }
+        if j.proposed:  # absent from rows written before candidates were proposed
+            fields["proposed"] = j.proposed
+        extra = canonical_json(fields)
     return (
         j.head,
         ids_json(j.premises),
@@ -288,12 +320,14 @@ def _justification(head: str, premises: str, unless: str, origin: str, extra: st
         "checked": {},
         "notes": {},
         "rules": (),
+        "proposed": {},
     }
     if extra:
         more = json.loads(extra)
         fields["checked"] = {k: EdgeCheck(v) for k, v in more["checked"].items()}
         fields["notes"] = more["notes"]
         fields["rules"] = tuple(more["rules"])
+        fields["proposed"] = more.get("proposed", {})
     return trusted(Justification, fields)
 
 
@@ -346,8 +380,10 @@ class SQLiteStore:
             row = self.conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             if row is None:
                 self.conn.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            elif int(row[0]) == 1:
-                self._migrate_from_v1()
+            elif int(row[0]) in (1, 2):
+                if int(row[0]) == 1:
+                    self._migrate_from_v1()
+                self._migrate_from_v2()
             elif int(row[0]) != SCHEMA_VERSION:
                 raise StoreError(
                     self.path,
@@ -369,7 +405,14 @@ class SQLiteStore:
         c.execute("INSERT INTO justifications_v2 SELECT * FROM justifications")
         c.execute("DROP TABLE justifications")
         c.execute("ALTER TABLE justifications_v2 RENAME TO justifications")
-        c.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
+
+    def _migrate_from_v2(self) -> None:
+        """Version 2 had no term index: index every stored state, in id order."""
+        self.index_terms(
+            State.model_validate_json(body)
+            for (body,) in self.conn.execute("SELECT body FROM states ORDER BY id")
+        )
+        self.conn.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -557,6 +600,54 @@ class SQLiteStore:
         """Stored heads whose justifications cite any of these ids."""
         return {r[0] for r in self._select("SELECT head FROM edges WHERE src IN ({})", ids)}
 
+    # ---- the term index (candidate proposal) ----------------------------------------------
+
+    def doc_count(self) -> int:
+        """How many memories the term index holds."""
+        row = self.conn.execute("SELECT max(seq) FROM docs").fetchone()
+        return int(row[0] or 0)
+
+    def term_df(self, terms: Iterable[str]) -> dict[str, int]:
+        """How many indexed memories carry each of these terms (absent: none)."""
+        sql = "SELECT term, df FROM term_df WHERE term IN ({})"
+        return {t: int(df) for t, df in self._select(sql, terms)}
+
+    def postings(self, term: str, limit: int) -> list[tuple[int, str, int]]:
+        """The newest ``limit`` memories carrying a term: ``(seq, state id, lexical size)``."""
+        sql = (
+            "SELECT d.seq, d.state_id, d.size FROM terms t JOIN docs d ON d.seq = t.doc "
+            "WHERE t.term = ? ORDER BY t.doc DESC LIMIT ?"
+        )
+        return [(int(a), str(b), int(c)) for a, b, c in self.conn.execute(sql, (term, limit))]
+
+    def index_terms(self, states: Iterable[State]) -> None:
+        """Add memories to the term index (inside a transaction); states with neither text nor
+        atoms are not indexed."""
+        from stategraph.terms import terms_of
+
+        seq = self.doc_count()
+        docs: list[tuple[int, str, int]] = []
+        rows: list[tuple[str, int]] = []
+        counts: dict[str, int] = {}
+        for st in states:
+            terms = terms_of(st.text, st.atoms)
+            if not terms:
+                continue
+            seq += 1
+            docs.append((seq, st.id, sum(t.startswith("g:") for t in terms)))
+            for t in terms:
+                rows.append((t, seq))
+                counts[t] = counts.get(t, 0) + 1
+        if not docs:
+            return
+        self.conn.executemany("INSERT INTO docs VALUES (?,?,?)", docs)
+        self.conn.executemany("INSERT INTO terms VALUES (?,?)", rows)
+        self.conn.executemany(
+            "INSERT INTO term_df VALUES (?,?) "
+            "ON CONFLICT(term) DO UPDATE SET df = df + excluded.df",
+            sorted(counts.items()),
+        )
+
     # ---- writing ------------------------------------------------------------------------
 
     def commit(self, revision: Revision, config: dict[str, Any]) -> LogEntry:
@@ -594,6 +685,8 @@ class SQLiteStore:
         for sql, rows in statements:
             if rows:  # most revisions leave most tables alone: skip the empty statements
                 self.conn.executemany(sql, rows)
+        if writes.new_states:
+            self.index_terms(writes.new_states)
         if writes.added:
             self.add_justifications(writes.added)
         if writes.follow:

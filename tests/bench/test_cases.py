@@ -164,7 +164,9 @@ def test_tags_agree_with_gold() -> None:
 TEXT_DOMAINS = {"relocation", "scheduling", "health", "finance"}
 
 
-def test_text_track_stays_in_rule_pack_domains() -> None:
+def test_text_track_outside_the_rule_packs_is_blind() -> None:
+    """Text cases in domains no rule pack covers measure candidate proposal and the judge;
+    they are never used to develop the grounding, so they stay blind."""
     for c in shipped_cases():
-        if c.track == "text":
-            assert c.domain in TEXT_DOMAINS, c.id
+        if c.track == "text" and c.domain not in TEXT_DOMAINS:
+            assert "blind" in c.tags, c.id

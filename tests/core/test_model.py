@@ -11,7 +11,14 @@ from stategraph.model import Justification, JustificationRef, Origin, trusted
 def _ref(*premises: str) -> JustificationRef:
     return trusted(
         JustificationRef,
-        {"premises": premises, "unless": (), "origin": Origin.declared, "rules": (), "notes": {}},
+        {
+            "premises": premises,
+            "unless": (),
+            "origin": Origin.declared,
+            "rules": (),
+            "notes": {},
+            "proposed": {},
+        },
     )
 
 
@@ -26,6 +33,7 @@ def test_a_trusted_model_equals_the_validated_one() -> None:
             "checked": {},
             "notes": {},
             "rules": (),
+            "proposed": {},
         },
     )
     checked = Justification(head="h", premises=["b", "a"], unless=["u"])

@@ -157,7 +157,11 @@ CASES: list[tuple[str, Graph, dict[str, Any], dict[str, str], set[str]]] = [
     ),
     (
         "a justification added restores a chain",
-        [("f", "fact", [], F), ("b", "belief", [], F), ("c", "belief", [["b"]], F)],
+        [
+            ("f", "fact", [], F),
+            ("b", "belief", [{"all": [], "unless": ["f"]}], F),
+            ("c", "belief", [["b"]], F),
+        ],
         {"add_justifications": [{"head": "b", "premises": ["f"]}]},
         {"b": "restored", "c": "restored"},
         {"f", "b", "c"},

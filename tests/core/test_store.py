@@ -124,7 +124,11 @@ def test_history_lists_every_revision(tmp_path: Path) -> None:
     history = mem.history()
     assert [e.seq for e in history] == [1, 2, 3, 4, 5]
     assert history[-1].report.invalidated == ["m2", "m3"]
-    assert history[-1].config == {"max_depth": None, "kinds": ["action", "belief", "fact", "plan"]}
+    assert history[-1].config == {
+        "max_depth": None,
+        "kinds": ["action", "belief", "fact", "plan"],
+        "candidates": {"name": "stategraph.candidates.v1", "k": 8, "lexical_floor": 0.15},
+    }
     assert all(b.prev_hash == a.hash for a, b in itertools.pairwise(history))
 
 
@@ -194,9 +198,34 @@ def test_a_version_1_store_is_migrated_on_open(tmp_path: Path) -> None:
     assert report.invalidated == ["m2", "m3"]
     conn = sqlite3.connect(path)
     try:
-        assert conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("2",)
+        assert conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("3",)
         assert {r[1] for r in conn.execute("PRAGMA table_info(edges)")} >= {"follow"}
         sql = "SELECT sql FROM sqlite_master WHERE name = 'justifications'"
         assert "WITHOUT ROWID" in conn.execute(sql).fetchone()[0]
+    finally:
+        conn.close()
+
+
+def test_a_version_2_store_gets_its_term_index_on_open(tmp_path: Path) -> None:
+    """Version 2 had no term index: opening indexes every stored state once."""
+    path = tmp_path / "m.db"
+    seed(path).close()
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        DROP TABLE docs; DROP TABLE terms; DROP TABLE term_df;
+        UPDATE meta SET value = '2' WHERE key = 'schema';
+        """
+    )
+    conn.commit()
+    conn.close()
+    with Memory.open(path) as mem:
+        store = mem.store
+        assert isinstance(store, SQLiteStore)
+        assert store.doc_count() == len(mem.states())
+        assert [p[1] for p in store.postings("g:she", 10)]  # "Shenzhen" is in seed()'s texts
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("3",)
     finally:
         conn.close()

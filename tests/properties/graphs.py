@@ -138,32 +138,47 @@ def _neg(j: Just) -> str:
 
 @dataclass
 class Mirror:
-    """What a memory holds after a sequence of adds and changes, by the contract alone."""
+    """What a memory holds after a sequence of adds and changes, by the contract alone.
+
+    A derived state written with no justification holds as an assumption of its source: an
+    empty justification made when it is written (never afterwards), withdrawn when a
+    justification for it is declared later.
+    """
 
     nodes: dict[str, Node] = field(default_factory=dict)
     active: set[str] = field(default_factory=set)
     justs: set[Just] = field(default_factory=set)
+    assumed: set[str] = field(default_factory=set)
+    """Heads holding an assumption made when they were written."""
 
     def add(self, node: Node, justs: Iterable[Just] = ()) -> None:
         """Add a new active state with its justifications."""
+        justs = set(justs)
         self.nodes[node.id] = node
         self.active.add(node.id)
-        self.justs |= set(justs)
+        if node.kind != FACT and not any(j.head == node.id for j in justs):
+            justs.add(Just(node.id, ()))
+            self.assumed.add(node.id)
+        self.justs |= justs
 
     def apply(self, change: ChangeSpec) -> None:
         """Apply one change: superseded and retracted states stop holding for good."""
-        for old, new in change.supersede:
+        new = {n.id for n in change.assert_} | {n.id for _, n in change.supersede}
+        stand_ins = {j.head for j in change.add if j.head in self.assumed and j.head not in new}
+        self.justs -= {Just(h, ()) for h in stand_ins}
+        self.assumed -= stand_ins
+        for old, node in change.supersede:
             self.active.discard(old)
-            self.add(new)
+            self.add(node, [j for j in change.add if j.head == node.id])
         self.active -= set(change.retract)
         for node in change.assert_:
-            self.add(node)
+            self.add(node, [j for j in change.add if j.head == node.id])
         self.justs -= set(change.remove)
         self.justs |= set(change.add)
 
     def copy(self) -> Mirror:
         """An independent copy (the state before a change, for verdict checks)."""
-        return Mirror(dict(self.nodes), set(self.active), set(self.justs))
+        return Mirror(dict(self.nodes), set(self.active), set(self.justs), set(self.assumed))
 
     def is_derived_active(self, sid: str) -> bool:
         """True for an active state that is not a fact."""

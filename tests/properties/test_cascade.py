@@ -308,7 +308,7 @@ def _shuffled_copy(memory: Memory, rnd: Random) -> Memory:
     justs = memory.justifications()
     rnd.shuffle(states)
     rnd.shuffle(justs)
-    fresh = Memory()
+    fresh = Memory(candidates=None, assume=False)  # the contents as they are: no stand-ins
     fresh.revise(Change(assert_=tuple(states)))
     for j in justs:
         fresh.revise(Change(add_justifications=(j,)))

@@ -1,0 +1,158 @@
+"""Candidate premises for a derived memory written without a basis.
+
+An agent that writes "book a hotel near the Tokyo office" rarely says what the plan rests on.
+Leaving it with no support would make it false from the start; trusting it forever would keep
+it after the trip is called off. So at write time the engine proposes *candidate* premises
+among the memories already stored that hold: the caller's ``context``, the premises of the
+rule justifications the packs found, memories that share a grounded argument with it (the
+same city, person, drug, date, amount), and its closest lexical neighbours. They become one
+``recovered`` justification: the memory holds while they all hold, and when one of them stops
+holding, logic settles the edge where it can, then the judge, else the memory goes to
+confirmation (``docs/revision.md``). A wrong candidate costs a question, never a deletion; a
+missing one can cost a silent miss, which is why recall comes first here.
+
+Everything is found through the store's term index (:mod:`stategraph.terms`), newest postings
+first, never by a scan: terms carried by more than ``max_df_share`` of the store (``user``,
+``the``) say nothing and are skipped, and each term reads at most ``postings`` memories, so a
+proposal costs the same at 10^3 and 10^6 memories. The choice is deterministic: the same
+store contents and indexing order give the same candidates.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+from stategraph.model import TRUE, State, Truth
+from stategraph.terms import terms_of
+
+__all__ = ["Candidate", "CandidateProposer", "TermIndex"]
+
+
+class TermIndex(Protocol):
+    """What proposal reads from a store."""
+
+    def doc_count(self) -> int:
+        """How many memories are indexed."""
+        ...
+
+    def term_df(self, terms: Iterable[str]) -> dict[str, int]:
+        """Document frequency of each term."""
+        ...
+
+    def postings(self, term: str, limit: int) -> list[tuple[int, str, int]]:
+        """The newest ``limit`` memories with a term: ``(seq, id, lexical size)``."""
+        ...
+
+    def truths(self, ids: Iterable[str]) -> dict[str, Truth]:
+        """Truth values of stored states."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One proposed premise.
+
+    Attributes:
+        id: the stored memory proposed.
+        method: ``entity`` (shares a grounded argument) or ``lexical`` (close wording).
+        score: the ranking score (higher first): the share of the new memory's argument
+            weight it shares, plus its lexical similarity.
+    """
+
+    id: str
+    method: str
+    score: float
+
+
+@dataclass(frozen=True)
+class CandidateProposer:
+    """Proposes candidate premises through a store's term index (``candidates.v1``).
+
+    Args:
+        k: at most this many candidates per memory, all methods together.
+        lexical_floor: the least lexical similarity (an idf-weighted cosine of the two
+            memories' gram sets, 0 to 1) for a lexical neighbour with no shared argument.
+        max_df_share: terms carried by more than this share of the store (and by more than
+            ``min_df_cap`` memories) are stop terms and skipped.
+        min_df_cap: a store of a few memories never treats a term as a stop term below this.
+        max_terms: the rarest lexical terms of the new memory that are looked up.
+        postings: memories read per term (newest first).
+    """
+
+    k: int = 8
+    lexical_floor: float = 0.15
+    max_df_share: float = 0.05
+    min_df_cap: int = 50
+    max_terms: int = 48
+    postings: int = 64
+
+    name = "stategraph.candidates.v1"
+
+    def propose(
+        self, index: TermIndex, state: State, exclude: Iterable[str] = (), limit: int | None = None
+    ) -> list[Candidate]:
+        """The best candidates for ``state`` among the indexed memories that hold now.
+
+        Args:
+            index: the store.
+            state: the new memory (its text and grounded atoms).
+            exclude: ids never to propose (the state itself, candidates already chosen).
+            limit: at most this many (default ``k``).
+        """
+        limit = self.k if limit is None else limit
+        terms = terms_of(state.text, state.atoms)
+        if limit <= 0 or not terms:
+            return []
+        n = index.doc_count()
+        df = index.term_df(terms)
+        cap = max(self.min_df_cap, self.max_df_share * n)
+        idf = {t: math.log((1 + n) / (1 + d)) + 1.0 for t, d in df.items() if d <= cap}
+        skip = set(exclude) | {state.id}
+        seq: dict[str, int] = {}
+        entity: dict[str, float] = {}
+        lexical: dict[str, float] = {}
+        size: dict[str, int] = {}
+
+        args = sorted(t for t in idf if t.startswith("a:"))
+        arg_weight = sum(idf[t] for t in terms if t.startswith("a:") and t in idf) or 1.0
+        for t in args:
+            for s, sid, n_grams in index.postings(t, self.postings):
+                if sid not in skip:
+                    entity[sid] = entity.get(sid, 0.0) + idf[t] / arg_weight
+                    seq[sid], size[sid] = s, n_grams
+
+        grams = [t for t in terms if t.startswith("g:")]
+        # Unseen grams are as rare as a gram can be: they weigh in the new memory's norm.
+        top = math.log(1 + n) + 1.0
+        norm = math.sqrt(sum(idf.get(t, top) ** 2 for t in grams)) if grams else 0.0
+        looked = sorted((t for t in grams if t in idf), key=lambda t: (df[t], t))[: self.max_terms]
+        for t in looked:
+            w = idf[t] ** 2
+            for s, sid, n_grams in index.postings(t, self.postings):
+                if sid not in skip:
+                    lexical[sid] = lexical.get(sid, 0.0) + w
+                    seq[sid], size[sid] = s, n_grams
+        if norm:
+            rms = norm / math.sqrt(len(grams))
+            for sid, dot in lexical.items():
+                lexical[sid] = dot / (norm * rms * math.sqrt(max(size[sid], 1)))
+
+        found = {s for s in entity} | {s for s, v in lexical.items() if v >= self.lexical_floor}
+        if not found:
+            return []
+        holding = {s for s, v in index.truths(found).items() if v is TRUE}
+        ranked = sorted(
+            holding,
+            key=lambda s: (-(entity.get(s, 0.0) + lexical.get(s, 0.0)), -seq[s], s),
+        )
+        return [
+            Candidate(
+                s,
+                "entity" if s in entity else "lexical",
+                round(entity.get(s, 0.0) + lexical.get(s, 0.0), 6),
+            )
+            for s in ranked[:limit]
+        ]
