@@ -2,6 +2,11 @@
 
 Feature packages add their own commands through a ``register(subparsers)`` function
 (``stategraph.grounding.cli``, ``stategraph.bench.cli``), so this module stays small.
+
+Every failure ends in one line on stderr, ``stategraph: error: <message>``, and an exit code
+chosen by the error's class (:data:`EXIT_CODES`), so a script can tell bad input from a busy
+or damaged store without parsing messages; ``--debug`` adds the traceback. Files are read
+through :mod:`stategraph.loaders`, and a command that only reads a store never creates one.
 """
 
 from __future__ import annotations
@@ -9,28 +14,89 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
+import signal
+import sqlite3
 import sys
+import traceback
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from stategraph import demo
-from stategraph.errors import InvalidInputError, StategraphError
+from stategraph.errors import (
+    InvalidInputError,
+    LogicError,
+    LogIntegrityError,
+    StategraphError,
+    StoreError,
+    StoreNotFoundError,
+)
+from stategraph.loaders import STDIN, import_records, load_change, require_file
 from stategraph.memory import Memory
-from stategraph.model import Justification, Report, State, Truth
+from stategraph.model import Justification, LostSupport, Report, State, Truth
 
-__all__ = ["main", "render_report"]
+__all__ = ["EXIT_CODES", "main", "render_report"]
+
+EXIT_INTERNAL = 1
+EXIT_INPUT = 2
+EXIT_STORE = 3
+EXIT_INTEGRITY = 4
+EXIT_BUSY = 5
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+
+EXIT_CODES: tuple[tuple[type[StategraphError], int], ...] = (
+    (LogIntegrityError, EXIT_INTEGRITY),
+    (StoreError, EXIT_STORE),
+    (LogicError, EXIT_INTERNAL),
+    (StategraphError, EXIT_INPUT),
+)
+"""The exit code of each error class, most specific first (a subclass takes its parent's code
+unless it has a row of its own)."""
+
+_EPILOG = f"""\
+exit codes:
+  0    success
+  {EXIT_INTERNAL}    internal error: a bug; rerun with --debug and report the traceback
+  {EXIT_INPUT}    bad command or input: a usage error, an unknown id, an invalid change, or a file
+       the loaders refuse (missing, not UTF-8, too large, too deep, YAML aliases, duplicate keys)
+  {EXIT_STORE}    the store cannot be used: missing (show, why, why-not and history never create
+       one), a folder, not a stategraph store, another schema version, damaged
+  {EXIT_INTEGRITY}    the revision log does not verify: the store was altered
+  {EXIT_BUSY}    the store is busy: another process holds its write lock; retry later
+  {EXIT_INTERRUPTED}  interrupted (Ctrl-C): a revision under way was rolled back
+  {EXIT_BROKEN_PIPE}  the output was closed early (e.g. piped into head); nothing more is printed
+
+Errors are one line on stderr ("stategraph: error: ..."); --debug adds the traceback.
+"""
 
 _PLUGINS = ("stategraph.grounding.cli", "stategraph.bench.cli")
 
 M = TypeVar("M", bound=BaseModel)
 
 
+def _lost(lost: LostSupport) -> str:
+    """One lost justification in words: which premises went, which ``unless`` blocks it."""
+    j = lost.justification
+    why = []
+    if lost.failed:
+        why.append(f"{', '.join(lost.failed)} gone")
+    if lost.blocked_by:
+        why.append(f"blocked by {', '.join(lost.blocked_by)}")
+    if lost.removed or not why:
+        why.append("justification removed")
+    via = f" via {', '.join(j.rules)}" if j.rules else ""
+    if not j.premises:  # a default (``unless`` only): nothing was lost but the condition
+        return f"{'; '.join(why)}{via}"
+    return f"lost [{', '.join(j.premises)}]{via} ({'; '.join(why)})"
+
+
 def render_report(report: Report) -> str:
-    """A report as aligned text lines, one per changed and touched state."""
+    """A report as aligned text lines, one per changed and touched state (no recursion: a
+    report is flat, however deep the cascade)."""
     lines = [f"cone: {report.cone_size} states reached, {report.solved} solved"]
     for c in report.changed:
         by = f" by {c.by}" if c.by else ""
@@ -42,10 +108,7 @@ def render_report(report: Report) -> str:
         if e.consequence:
             extra.append(f"consequence: {e.consequence.value}")
         r = e.reason
-        for lost in r.lost:
-            gone = ", ".join(lost.failed + lost.blocked_by) or "removed"
-            via = f" via {', '.join(lost.justification.rules)}" if lost.justification.rules else ""
-            extra.append(f"lost [{', '.join(lost.justification.premises)}]{via} ({gone} gone)")
+        extra.extend(_lost(lost) for lost in r.lost)
         if r.surviving:
             extra.append(f"carried by [{', '.join(r.surviving.premises)}]")
         if r.cycle:
@@ -67,7 +130,18 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _open(args: argparse.Namespace) -> Memory:
+def _open(args: argparse.Namespace, create: bool = False) -> Memory:
+    """Open the store; only commands that write (``create``) may make a new one.
+
+    Raises:
+        StoreNotFoundError: a read-only command named a path where no file is.
+        StoreError: the path is a folder.
+    """
+    path = Path(args.store)
+    if path.is_dir():
+        raise StoreError(args.store, "is a folder, not a store file: give the file's path")
+    if not create and not path.exists():
+        raise StoreNotFoundError(args.store)
     return Memory.open(args.store, max_depth=getattr(args, "max_depth", None))
 
 
@@ -76,7 +150,11 @@ def _alternatives(raw: Sequence[str] | None) -> list[list[str]]:
 
 
 def _cmd_add(args: argparse.Namespace) -> int:
-    with _open(args) as mem:
+    if args.status and args.kind != "action":
+        hint = "drop --status, or give --kind action"
+        msg = f"only actions carry a status, and {args.id!r} is a {args.kind}: {hint}"
+        raise InvalidInputError("state", [("status", msg)])
+    with _open(args, create=True) as mem:
         state: dict[str, Any] = {"id": args.id, "kind": args.kind, "text": args.text}
         if args.status:
             state["status"] = args.status
@@ -90,19 +168,16 @@ def _cmd_add(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_change(source: str) -> Any:
-    text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise InvalidInputError("change", [(source, f"not valid YAML/JSON: {exc}")]) from None
-
-
 def _cmd_revise(args: argparse.Namespace) -> int:
-    change: dict[str, Any] = _read_change(args.change) if args.change else {}
+    change: dict[str, Any] = load_change(args.change) if args.change else {}
     if args.retract:
-        change = {**change, "retract": [*change.get("retract", ()), *args.retract]}
-    with _open(args) as mem:
+        given = change.get("retract") or []
+        change = {**change, "retract": [*(given if isinstance(given, list) else [given])]}
+        change["retract"].extend(args.retract)
+    if not change:
+        hint = "give --retract ID... or --change FILE with retract, assert or supersede"
+        raise InvalidInputError("change", [("", f"nothing to change: {hint}")])
+    with _open(args, create=True) as mem:
         _emit(mem.revise(change), args.json)
     return 0
 
@@ -110,32 +185,20 @@ def _cmd_revise(args: argparse.Namespace) -> int:
 def _import_lines(path: Path, model: type[M]) -> Iterator[M]:
     """One pass over a JSONL import file: its states, or its justifications (the lines with
     a ``head``). Lines may come in any order: the file is read once for each."""
-    justifications = model is Justification
-    with path.open(encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InvalidInputError("import", [(where, f"not JSON: {exc.msg}")]) from None
-            if not isinstance(obj, dict):
-                raise InvalidInputError("import", [(where, "expected a JSON object")])
-            if ("head" in obj) != justifications:
-                continue
-            try:
-                yield model.model_validate(obj)
-            except ValidationError as exc:
-                errors = [
-                    (".".join([where, *(str(p) for p in e["loc"])]), e["msg"]) for e in exc.errors()
-                ]
-                raise InvalidInputError("import", errors) from None
+    for where, obj in import_records(path, justifications=model is Justification):
+        try:
+            yield model.model_validate(obj)
+        except ValidationError as exc:
+            errors = [
+                (".".join([where, *(str(p) for p in e["loc"])]), e["msg"]) for e in exc.errors()
+            ]
+            raise InvalidInputError("import", errors) from None
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
     path = Path(args.file)
-    with _open(args) as mem:
+    require_file(path)  # a mistyped file name must not leave a new empty store behind
+    with _open(args, create=True) as mem:
         summary = mem.bulk_load(_import_lines(path, State), _import_lines(path, Justification))
     if args.json:
         print(json.dumps(summary, sort_keys=True))
@@ -211,8 +274,12 @@ def _cmd_history(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser, with every registered command."""
     parser = argparse.ArgumentParser(
-        prog="stategraph", description="Dependency-aware state revision for agent memory."
+        prog="stategraph",
+        description="Dependency-aware state revision for agent memory.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--debug", action="store_true", help="print the traceback of an error")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("demo", help="run the seed scenario (a move that is called off)")
@@ -225,17 +292,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_demo)
 
-    def store_cmd(name: str, help_: str) -> argparse.ArgumentParser:
+    def store_cmd(name: str, help_: str, creates: bool = False) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_)
-        p.add_argument("store", help="SQLite store file (created if missing)")
+        where = "created if missing" if creates else "must exist"
+        p.add_argument("store", help=f"SQLite store file ({where})")
         p.add_argument("--json", action="store_true", help="machine-readable output")
         return p
 
-    p = store_cmd("add", "add a state with its justifications")
+    p = store_cmd("add", "add a state with its justifications", creates=True)
     p.add_argument("--id", required=True)
     p.add_argument("--kind", default="fact")
     p.add_argument("--text", default="")
-    p.add_argument("--status", choices=["pending", "executed"])
+    p.add_argument("--status", choices=["pending", "executed"], help="actions only")
     p.add_argument(
         "--because",
         action="append",
@@ -247,13 +315,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-depth", type=int)
     p.set_defaults(func=_cmd_add)
 
-    p = store_cmd("revise", "apply a change (retract, assert, supersede, ...)")
+    p = store_cmd("revise", "apply a change (retract, assert, supersede, ...)", creates=True)
     p.add_argument("--retract", nargs="+", metavar="ID")
-    p.add_argument("--change", metavar="FILE", help="a change as YAML/JSON ('-' for stdin)")
+    p.add_argument(
+        "--change",
+        metavar="FILE",
+        help=f"a change as YAML/JSON ('{STDIN}' for stdin); read under the limits of "
+        "stategraph.loaders.CHANGE (no YAML aliases, 16 MiB, 64 levels)",
+    )
     p.add_argument("--max-depth", type=int)
     p.set_defaults(func=_cmd_revise)
 
-    p = store_cmd("import", "bulk-load new states and justifications from a JSONL file")
+    p = store_cmd(
+        "import", "bulk-load new states and justifications from a JSONL file", creates=True
+    )
     p.add_argument(
         "file",
         help="one State or Justification (with a head) per line, in any order; streamed",
@@ -283,14 +358,96 @@ def build_parser() -> argparse.ArgumentParser:
                 raise
             continue
         module.register(sub)
+    for command in sub.choices.values():  # --debug after the command name works too
+        command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``stategraph`` console script."""
-    args = build_parser().parse_args(argv)
+def _exit_code(exc: BaseException) -> tuple[int, str]:
+    """The exit code and the one-line message for an error."""
+    if isinstance(exc, StategraphError):
+        code = next(c for cls, c in EXIT_CODES if isinstance(exc, cls))
+        return code, str(exc)
+    if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+        return EXIT_BUSY, f"the store is busy ({exc}): another process is writing; retry later"
+    if isinstance(exc, sqlite3.Error):
+        return EXIT_STORE, f"the store cannot be used: {type(exc).__name__}: {exc}"
+    hint = "rerun with --debug and report the traceback"
+    return EXIT_INTERNAL, f"internal error: {type(exc).__name__}: {exc} ({hint})"
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so the flush at exit cannot fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
     try:
-        return int(args.func(args))
-    except StategraphError as exc:
-        print(f"stategraph: error: {exc}", file=sys.stderr)
-        return 2
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a real file (a test's capture)
+        pass
+    finally:
+        os.close(devnull)
+
+
+class _Interrupts:
+    """Remembers a Ctrl-C while a command runs.
+
+    Python raises ``KeyboardInterrupt`` wherever the signal lands, and a library that calls
+    back into Python (pydantic serialising a report) may wrap it in an error of its own; the
+    flag lets :func:`main` report that as the interruption it was, not as an internal error.
+    Installed only over Python's default handler, in the main thread, and removed after.
+    """
+
+    def __init__(self) -> None:
+        self.received = False
+        self._previous: Any = None
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        self.received = True
+        raise KeyboardInterrupt
+
+    def __enter__(self) -> _Interrupts:
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            try:
+                self._previous = signal.signal(signal.SIGINT, self._handler)
+            except ValueError:  # not the main thread
+                self._previous = None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+
+def _interrupted(debug: bool) -> int:
+    if debug:
+        traceback.print_exc()
+    print("stategraph: interrupted", file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``stategraph`` console script.
+
+    Returns:
+        The exit code (see :data:`EXIT_CODES` and ``stategraph --help``).
+    """
+    debug = False
+    with _Interrupts() as interrupts:
+        try:
+            args = build_parser().parse_args(argv)
+            debug = bool(args.debug)
+            code = int(args.func(args))
+            sys.stdout.flush()  # a closed pipe shows here, not at exit, where it cannot be caught
+            return code
+        except BrokenPipeError:
+            _quiet_stdout()
+            return EXIT_BROKEN_PIPE
+        except KeyboardInterrupt:
+            return _interrupted(debug)
+        except Exception as exc:
+            if interrupts.received:
+                return _interrupted(debug)
+            code, message = _exit_code(exc)
+            if debug:
+                traceback.print_exc()
+            print(f"stategraph: error: {message}", file=sys.stderr)
+            return code

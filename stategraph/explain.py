@@ -191,29 +191,37 @@ class Proof(BaseModel):
         return next(s for s in self.steps if s.id == state_id)
 
     def render(self) -> str:
-        """The proof as an indented tree; a state proved earlier is printed once."""
+        """The proof as an indented tree; a state proved earlier is printed once.
+
+        Walked with an explicit stack, not recursion, so a proof of any height renders (a
+        chain of 200,000 hops is a legitimate memory). Indentation stops growing at 40 levels
+        and deeper lines name their depth instead, so the text stays linear in the size of
+        the proof rather than quadratic in its height.
+        """
+        max_indent = 40
         lines: list[str] = []
         seen: set[str] = set()
-
-        def walk(sid: str, indent: int) -> None:
-            s = self.step(sid)
-            pad = "  " * indent
+        steps = {s.id: s for s in self.steps}
+        stack: list[tuple[str, int]] = [(self.root, 0)]
+        while stack:
+            sid, depth = stack.pop()
+            s = steps[sid]
+            pad = "  " * min(depth, max_indent)
+            if depth > max_indent:
+                pad += f"[depth {depth}] "
             label = f"{s.id} [{s.kind}] {s.text}".rstrip()
             if s.by is None:
                 lines.append(f"{pad}{label}  (fact)")
-                return
+                continue
             if sid in seen:
                 lines.append(f"{pad}{label}  (shown above)")
-                return
+                continue
             seen.add(sid)
             unless = f", unless {', '.join(s.by.unless)} (none holds)" if s.by.unless else ""
             rules = f" via {', '.join(s.by.rules)}" if s.by.rules else ""
             lines.append(f"{pad}{label}  <- {s.by.origin.value}{rules}{unless}")
             lines.extend(f"{pad}    ({note})" for _, note in sorted(s.by.notes.items()))
-            for p in s.by.premises:
-                walk(p, indent + 1)
-
-        walk(self.root, 0)
+            stack.extend((p, depth + 1) for p in reversed(s.by.premises))
         lines.extend(f"candidate {p}: {note}" for p, note in sorted(self.checks.items()))
         return "\n".join(lines)
 
