@@ -25,6 +25,8 @@ from stategraph.candidates import CandidateProposer
 from stategraph.errors import InvalidInputError, UnknownStateError
 from stategraph.explain import Proof, WhyNot, why, why_not
 from stategraph.graph import SupportGraph
+from stategraph.judge.base import Judge, JudgeCall
+from stategraph.judging import JudgeBudget, settle
 from stategraph.model import (
     Change,
     Justification,
@@ -36,7 +38,7 @@ from stategraph.model import (
 )
 from stategraph.policy import Policy
 from stategraph.prepare import Preparer
-from stategraph.revise import revise, seeds
+from stategraph.revise import Revision, revise, seeds
 from stategraph.store import LogEntry, SQLiteStore, Store
 
 __all__ = ["Alternative", "Memory", "justifications_for"]
@@ -172,6 +174,9 @@ class Memory:
             an assumption of its source (an ``assumed`` justification, which ``why`` names).
             False leaves such a state without support, so it does not hold: for memories
             that must rest on declared or rule-derived support only.
+        judge: asked about the candidate edges logic leaves undecided
+            (:mod:`stategraph.judging`); None: those states go to confirmation.
+        judge_budget: what one revision may spend on the judge.
     """
 
     def __init__(
@@ -185,6 +190,8 @@ class Memory:
         store: Store | None = None,
         candidates: CandidateProposer | None = _DEFAULT_PROPOSER,
         assume: bool = True,
+        judge: Judge | None = None,
+        judge_budget: JudgeBudget | None = None,
     ) -> None:
         if max_depth is not None and max_depth < 0:
             raise InvalidInputError("config", [("max_depth", "must be None or >= 0")])
@@ -194,6 +201,8 @@ class Memory:
         self.rules, self.grounder = self._settings(rules, grounder)
         self.candidates = candidates
         self.assume = assume
+        self.judge = judge
+        self.judge_budget = judge_budget or JudgeBudget()
         self._preparer = Preparer(
             self.store, self.policy, self.rules, self.grounder, candidates, assume
         )
@@ -253,6 +262,13 @@ class Memory:
             config["candidates"] = {"name": c.name, "k": c.k, "lexical_floor": c.lexical_floor}
         if not self.assume:
             config["assume"] = False
+        if self.judge is not None:
+            b = self.judge_budget
+            config["judge"] = {
+                "name": self.judge.name,
+                "model": self.judge.model,
+                "budget": {"calls": b.calls, "tokens": b.tokens, "rounds": b.rounds},
+            }
         return config
 
     def revise(self, change: Change | Mapping[str, Any]) -> Report:
@@ -265,10 +281,23 @@ class Memory:
         change = _validated(Change, change, "change")
         with _paused_gc():
             change, compatible = self._preparer.prepare(change)
-            cone = self.store.cone(seeds(change))
-            graph = self._subgraph(change, cone.solve)
-            rev = revise(graph, self.policy, change, cone, self.store, self.max_depth, compatible)
-            self.store.commit(rev, self.config)
+
+            def solve(change: Change) -> tuple[Revision, SupportGraph]:
+                cone = self.store.cone(seeds(change))
+                graph = self._subgraph(change, cone.solve)
+                return revise(
+                    graph, self.policy, change, cone, self.store, self.max_depth, compatible
+                ), graph
+
+            first = solve(change)
+            calls: list[JudgeCall] = []
+            rev = first[0]
+            if self.judge is not None and rev.report.needs_confirmation:
+                settled = settle(
+                    self.judge, self.judge_budget, self.store, self.candidates, change, first, solve
+                )
+                rev, calls = settled.revision, settled.calls
+            self.store.commit(rev, self.config, calls)
         return rev.report
 
     def _subgraph(self, change: Change, solve: frozenset[str]) -> SupportGraph:

@@ -20,6 +20,7 @@ __all__ = [
     "Consequence",
     "DecidedBy",
     "EdgeCheck",
+    "EdgeOutcome",
     "Entry",
     "Justification",
     "JustificationRef",
@@ -318,6 +319,31 @@ class Entry(BaseModel):
     reason: Reason
 
 
+class EdgeOutcome(BaseModel):
+    """What a revision made of one candidate edge it put in question.
+
+    A candidate edge is in question when its premise stopped holding. Logic settles it when
+    the head's value is decided without it (another justification holds, or a premise
+    already known to be needed fails); else a judge is asked; else it is left flagged and the
+    head goes to confirmation.
+    """
+
+    model_config = _FROZEN
+
+    head: str
+    premise: str
+    decided_by: DecidedBy | None
+    """``logic``, ``judge`` (an answer accepted), or None: left flagged."""
+    check: EdgeCheck | None = None
+    """What the judge concluded: the head needed the premise, or holds without it."""
+    support: tuple[str, ...] = ()
+    """For a judge's "still holds": the memories it named as the head's support instead."""
+    asked: bool = False
+    """A judge was asked (the answer may have been rejected: see ``note``)."""
+    note: str = ""
+    """The judge's reason, or why its answer was rejected, or why it was not asked."""
+
+
 class ChangedState(BaseModel):
     """A state the change itself acted on (not scored, reported for the audit trail)."""
 
@@ -349,6 +375,20 @@ class Report(BaseModel):
     method: str = "cone/stratified"
     """How the model was computed: ``cone/stratified`` (one stable model) or
     ``cone/alternating`` (alternating fixpoint, for cones with a cycle through ``unless``)."""
+    edges: tuple[EdgeOutcome, ...] = ()
+    """The candidate edges this change put in question and who settled each, sorted."""
+
+    @property
+    def edge_counts(self) -> dict[str, int]:
+        """Candidate edges in question: ``considered``, decided by ``logic``, ``asked`` of a
+        judge, settled by the ``judge``, and left ``flagged``."""
+        return {
+            "considered": len(self.edges),
+            "logic": sum(e.decided_by is DecidedBy.logic for e in self.edges),
+            "asked": sum(e.asked for e in self.edges),
+            "judge": sum(e.decided_by is DecidedBy.judge for e in self.edges),
+            "flagged": sum(e.decided_by is None for e in self.edges),
+        }
 
     def ids(self, verdict: Verdict | str) -> list[str]:
         """Ids of the entries with the given verdict, sorted."""

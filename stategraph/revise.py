@@ -37,6 +37,7 @@ from stategraph.model import (
     ChangedState,
     Consequence,
     DecidedBy,
+    EdgeOutcome,
     Entry,
     Justification,
     JustificationRef,
@@ -326,6 +327,7 @@ def revise(
         entry = grader.entry(sid, before)
         if entry is not None:
             entries.append(entry)
+    edges = _edges_in_question(graph, entries, new_value)
     writes.follow = _open_edges(graph, policy, solve, new_value, grader.supports)
     for sid, value in new.items():
         if value is not graph.value(sid):
@@ -339,8 +341,27 @@ def revise(
         solved=len(solve),
         max_depth=max_depth,
         method=f"cone/{model.path}",
+        edges=edges,
     )
     return Revision(report, writes)
+
+
+def _edges_in_question(
+    graph: SupportGraph, entries: list[Entry], new_value: Callable[[str], Truth]
+) -> tuple[EdgeOutcome, ...]:
+    """The unchecked candidate edges of the touched states whose premise stopped holding.
+
+    Logic decided an edge when its head's value is defined anyway; the others are flagged
+    (a judge, where one is configured, is asked about them afterwards).
+    """
+    out: dict[tuple[str, str], EdgeOutcome] = {}
+    for e in entries:
+        for j in graph.justifications_of(e.id):
+            for p in j.candidates():
+                if graph.value(p) is TRUE and new_value(p) is not TRUE:
+                    decided = None if e.new is UNDEFINED else DecidedBy.logic
+                    out[e.id, p] = EdgeOutcome(head=e.id, premise=p, decided_by=decided)
+    return tuple(out[k] for k in sorted(out))
 
 
 class _Grader:

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict
 
 from stategraph.errors import LogIntegrityError, StoreError
 from stategraph.graph import Cone, JustKey, SupportGraph
+from stategraph.judge.base import JudgeCall
 from stategraph.model import (
     TRUTH_OF,
     ActionStatus,
@@ -102,8 +103,14 @@ CREATE TABLE IF NOT EXISTS revisions (
     report TEXT NOT NULL,
     config TEXT NOT NULL,
     prev_hash TEXT NOT NULL,
-    hash TEXT NOT NULL
+    hash TEXT NOT NULL,
+    calls TEXT NOT NULL DEFAULT ''  -- the judge calls made or served (JSON), '' for none
 );
+-- Judge answers by question key (stategraph.judge.question_key): asked once, served again.
+CREATE TABLE IF NOT EXISTS judge_cache (
+    key TEXT PRIMARY KEY,
+    call TEXT NOT NULL              -- the JudgeCall that answered, as JSON
+) WITHOUT ROWID;
 """
 
 
@@ -122,6 +129,8 @@ class LogEntry(BaseModel):
     config: dict[str, Any]
     prev_hash: str
     hash: str
+    calls: tuple[JudgeCall, ...] = ()
+    """The judge calls the revision made or served from the cache, in the order asked."""
 
 
 class Store(Protocol):
@@ -201,8 +210,14 @@ class Store(Protocol):
         """The newest ``limit`` memories carrying a term: ``(seq, state id, lexical size)``."""
         ...
 
-    def commit(self, revision: Revision, config: dict[str, Any]) -> LogEntry:
-        """Persist one revision and its log entry atomically."""
+    def commit(
+        self, revision: Revision, config: dict[str, Any], calls: Sequence[JudgeCall] = ()
+    ) -> LogEntry:
+        """Persist one revision, its log entry and its judge calls atomically."""
+        ...
+
+    def cached_calls(self, keys: Iterable[str]) -> dict[str, JudgeCall]:
+        """Recorded judge answers by question key."""
         ...
 
     def history(self) -> list[LogEntry]:
@@ -249,9 +264,17 @@ def ids_json(ids: Sequence[str]) -> str:
     return '["' + '","'.join(ids) + '"]'
 
 
-def _chain(prev_hash: str, seq: int, at: str, change: str, report: str, config: str) -> str:
+def _chain(
+    prev_hash: str, seq: int, at: str, change: str, report: str, config: str, calls: str = ""
+) -> str:
+    """The hash of one log entry, over every column and the previous hash.
+
+    ``calls`` joins the hash only when there are any, so entries written before judge calls
+    were logged keep their hashes.
+    """
     h = hashlib.sha256()
-    for part in (prev_hash, str(seq), at, change, report, config):
+    parts = (prev_hash, str(seq), at, change, report, config) + ((calls,) if calls else ())
+    for part in parts:
         h.update(part.encode("utf-8"))
         h.update(b"\x1f")
     return h.hexdigest()
@@ -407,7 +430,11 @@ class SQLiteStore:
         c.execute("ALTER TABLE justifications_v2 RENAME TO justifications")
 
     def _migrate_from_v2(self) -> None:
-        """Version 2 had no term index: index every stored state, in id order."""
+        """Version 2 had no term index and no judge calls: index every stored state, in id
+        order, and give the log its (empty) calls column."""
+        columns = {r[1] for r in self.conn.execute("PRAGMA table_info(revisions)")}
+        if "calls" not in columns:
+            self.conn.execute("ALTER TABLE revisions ADD COLUMN calls TEXT NOT NULL DEFAULT ''")
         self.index_terms(
             State.model_validate_json(body)
             for (body,) in self.conn.execute("SELECT body FROM states ORDER BY id")
@@ -650,17 +677,33 @@ class SQLiteStore:
 
     # ---- writing ------------------------------------------------------------------------
 
-    def commit(self, revision: Revision, config: dict[str, Any]) -> LogEntry:
-        """Write one revision and append its log entry, in one transaction."""
+    def commit(
+        self, revision: Revision, config: dict[str, Any], calls: Sequence[JudgeCall] = ()
+    ) -> LogEntry:
+        """Write one revision and append its log entry, in one transaction; the judge calls
+        it made are logged with it, and their answers cached."""
         with self.transaction():
             self._write(revision.writes)
             report = revision.report
-            return self.append(
+            entry = self.append(
                 report.change.model_dump_json(by_alias=True),
                 report.model_dump_json(by_alias=True),
                 config,
                 report,
+                calls,
             )
+            fresh = [c for c in calls if c.answer is not None and not c.cached]
+            if fresh:
+                self.conn.executemany(
+                    "INSERT OR REPLACE INTO judge_cache VALUES (?, ?)",
+                    [(c.key, c.model_dump_json()) for c in fresh],
+                )
+            return entry
+
+    def cached_calls(self, keys: Iterable[str]) -> dict[str, JudgeCall]:
+        """Recorded judge answers by question key."""
+        sql = "SELECT key, call FROM judge_cache WHERE key IN ({})"
+        return {k: JudgeCall.model_validate_json(c) for k, c in self._select(sql, keys)}
 
     def _write(self, writes: Writes) -> None:
         statements: list[tuple[str, Sequence[tuple[Any, ...]]]] = [
@@ -717,8 +760,10 @@ class SQLiteStore:
         report_json: str,
         config: dict[str, Any],
         report: Report | None = None,
+        calls: Sequence[JudgeCall] = (),
     ) -> LogEntry:
-        """Append a log entry (inside a transaction): the change, its report, the config.
+        """Append a log entry (inside a transaction): the change, its report, the config and
+        the judge calls.
 
         ``report`` is the object ``report_json`` was made from, if the caller has it (saves
         parsing it back); None for a bulk load's summary.
@@ -727,23 +772,33 @@ class SQLiteStore:
         seq += 1
         at = datetime.now(UTC).isoformat(timespec="microseconds")
         config_json = canonical_json(config)
-        digest = _chain(prev, seq, at, change_json, report_json, config_json)
+        calls_json = (
+            "[" + ",".join(c.model_dump_json() for c in calls) + "]" if calls else ""
+        )
+        digest = _chain(prev, seq, at, change_json, report_json, config_json, calls_json)
         self.conn.execute(
-            "INSERT INTO revisions VALUES (?,?,?,?,?,?,?)",
-            (seq, at, change_json, report_json, config_json, prev, digest),
+            "INSERT INTO revisions VALUES (?,?,?,?,?,?,?,?)",
+            (seq, at, change_json, report_json, config_json, prev, digest, calls_json),
         )
         if report is not None:
             return LogEntry(
-                seq=seq, at=at, report=report, config=config, prev_hash=prev, hash=digest
+                seq=seq,
+                at=at,
+                report=report,
+                config=config,
+                prev_hash=prev,
+                hash=digest,
+                calls=tuple(calls),
             )
-        return _entry(seq, at, report_json, config_json, prev, digest)
+        return _entry(seq, at, report_json, config_json, prev, digest, calls_json)
 
     def history(self) -> list[LogEntry]:
         """Every logged revision, oldest first."""
         return [
             _entry(*row)
             for row in self.conn.execute(
-                "SELECT seq, at, report, config, prev_hash, hash FROM revisions ORDER BY seq"
+                "SELECT seq, at, report, config, prev_hash, hash, calls FROM revisions "
+                "ORDER BY seq"
             )
         ]
 
@@ -755,13 +810,14 @@ class SQLiteStore:
         """
         prev = _GENESIS
         expected_seq = 1
-        for seq, at, change, report, config, prev_hash, digest in self.conn.execute(
-            "SELECT seq, at, change, report, config, prev_hash, hash FROM revisions ORDER BY seq"
+        for seq, at, change, report, config, prev_hash, digest, calls in self.conn.execute(
+            "SELECT seq, at, change, report, config, prev_hash, hash, calls FROM revisions "
+            "ORDER BY seq"
         ):
             if (
                 seq != expected_seq
                 or prev_hash != prev
-                or _chain(prev, seq, at, change, report, config) != digest
+                or _chain(prev, seq, at, change, report, config, calls) != digest
             ):
                 raise LogIntegrityError(self.path, expected_seq)
             prev = digest
@@ -787,7 +843,9 @@ class SQLiteStore:
         self.conn.close()
 
 
-def _entry(seq: int, at: str, report: str, config: str, prev: str, digest: str) -> LogEntry:
+def _entry(
+    seq: int, at: str, report: str, config: str, prev: str, digest: str, calls: str = ""
+) -> LogEntry:
     data = json.loads(report)
     bulk = data.get("bulk_load")
     return LogEntry(
@@ -798,6 +856,7 @@ def _entry(seq: int, at: str, report: str, config: str, prev: str, digest: str) 
         config=json.loads(config),
         prev_hash=prev,
         hash=digest,
+        calls=tuple(JudgeCall.model_validate(c) for c in json.loads(calls)) if calls else (),
     )
 
 

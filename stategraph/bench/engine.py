@@ -7,18 +7,20 @@ they are, as a justification of its own. ``unless`` may name states that never e
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Callable
 from typing import Any
 
 from stategraph import Change, Justification, Memory, Report, State, StategraphError
 from stategraph.bench.cases import Case, CaseMemory, Support
+from stategraph.bench.gold_judge import GoldJudge
 from stategraph.bench.systems import Prediction
+from stategraph.judge.base import Judge
 
 __all__ = [
     "JUDGE_ENV",
     "JudgeSystem",
+    "OracleSystem",
     "StategraphSystem",
     "SystemUnavailable",
     "judge_configured",
@@ -71,13 +73,37 @@ def load_memory(case: Case, memory: Memory | None = None) -> Memory:
     return mem
 
 
-def prediction_from(report: Report) -> Prediction:
-    """Read a revision report as a prediction."""
+def prediction_from(report: Report, memory: Memory | None = None) -> Prediction:
+    """Read a revision report as a prediction; with the memory, also what it cost."""
+    stats: dict[str, int] = {}
+    if memory is not None:
+        counts = report.edge_counts
+        calls = memory.history()[-1].calls
+        derived = [s for s in memory.states() if not memory.policy.is_exogenous(s)]
+        sizes = [
+            sum(
+                len(j.premises)
+                for j in memory.justifications(s.id)
+                if j.origin.value == "recovered"
+            )
+            for s in derived
+        ]
+        stats = {
+            "judge_calls": sum(1 for c in calls if not c.cached),
+            "edges": counts["considered"],
+            "edges_logic": counts["logic"],
+            "edges_judge": counts["judge"],
+            "edges_flagged": counts["flagged"],
+            "derived": len(derived),
+            "candidates": sum(sizes),
+            "max_candidates": max(sizes, default=0),
+        }
     return Prediction(
         invalidated=frozenset(report.invalidated),
         flagged=frozenset(report.needs_confirmation),
         consequences=dict(report.consequences),
         restored=frozenset(report.restored),
+        stats=stats,
     )
 
 
@@ -101,14 +127,30 @@ class StategraphSystem:
     def __init__(self, factory: Callable[..., Memory] = Memory) -> None:
         self._factory = factory
 
+    def judge_for(self, case: Case) -> Judge | None:
+        """The judge that settles what logic leaves undecided in this case (None: none)."""
+        return None
+
     def run(self, case: Case) -> Prediction:
-        """Load the history, apply the change, read the report."""
+        """Load the history, apply the change (with the judge, if any), read the report."""
         mem = load_memory(case, self._factory(**memory_options(case)))
         try:
+            mem.judge = self.judge_for(case)  # asked about the change only, not the history
             report = mem.revise(Change.model_validate(case.change.to_engine()))
+            return prediction_from(report, mem)
         finally:
             mem.close()
-        return prediction_from(report)
+
+
+class OracleSystem(StategraphSystem):
+    """The engine with the gold oracle as its judge: the pipeline's ceiling, not a result
+    (:mod:`stategraph.bench.gold_judge`)."""
+
+    name = "stategraph+oracle"
+
+    def judge_for(self, case: Case) -> Judge | None:
+        """A judge that answers from this case's gold."""
+        return GoldJudge(case)
 
 
 def judge_configured() -> bool:
@@ -117,10 +159,11 @@ def judge_configured() -> bool:
 
 
 class JudgeSystem(StategraphSystem):
-    """The engine with the LLM judge for what logic cannot decide.
+    """The engine with the LLM judge (:class:`~stategraph.judge.OpenAIJudge`) configured by
+    the environment for what logic cannot decide.
 
     Raises:
-        SystemUnavailable: when no judge is configured, or the engine has no judge support.
+        SystemUnavailable: when no judge is configured.
     """
 
     name = "stategraph+judge"
@@ -128,14 +171,11 @@ class JudgeSystem(StategraphSystem):
     def __init__(self) -> None:
         if not judge_configured():
             raise SystemUnavailable("no judge configured (set " + ", ".join(JUDGE_ENV) + ")")
-        try:
-            judge_mod: Any = importlib.import_module("stategraph.judge")
-            judge = judge_mod.Judge.from_env()
-        except (ImportError, AttributeError) as exc:
-            raise SystemUnavailable(f"this stategraph has no usable judge: {exc}") from None
+        from stategraph.judge import OpenAIJudge
 
-        def factory(**options: Any) -> Memory:
-            make: Any = Memory
-            return make(judge=judge, **options)  # type: ignore[no-any-return]
+        self._judge = OpenAIJudge.from_env()
+        super().__init__()
 
-        super().__init__(factory)
+    def judge_for(self, case: Case) -> Judge | None:
+        """The configured judge (the same for every case; its answers are cached per store)."""
+        return self._judge

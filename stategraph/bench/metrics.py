@@ -95,12 +95,35 @@ class SystemScore:
     """States flagged ``needs_confirmation``."""
     flagged_correct: int = 0
     """Flagged states the gold also leaves to confirmation."""
+    silent: int = 0
+    """Gold positives neither invalidated nor flagged: left standing with no word said."""
+    flagged_kept: int = 0
+    """Gold-kept states flagged for confirmation (a hard negative a person must look at)."""
+    cost: dict[str, int] = field(default_factory=dict)
+    """The systems' ``Prediction.stats`` summed over cases (``max_candidates``: the max)."""
     consequences_correct: int = 0
     consequences_total: int = 0
     restored_correct: int = 0
     restored_total: int = 0
     cases: int = 0
     errors: int = 0
+
+    @property
+    def judge_calls_per_case(self) -> float:
+        """Questions the model answered per case (0 for systems without a judge)."""
+        return self.cost.get("judge_calls", 0) / self.cases if self.cases else 0.0
+
+    @property
+    def candidates_per_derived(self) -> float:
+        """Candidate premises per derived memory."""
+        derived = self.cost.get("derived", 0)
+        return self.cost.get("candidates", 0) / derived if derived else 0.0
+
+    @property
+    def logic_share(self) -> float | None:
+        """Share of the candidate edges in question that logic settled (None: none were)."""
+        edges = self.cost.get("edges", 0)
+        return self.cost.get("edges_logic", 0) / edges if edges else None
 
     @property
     def consequence_accuracy(self) -> float:
@@ -120,6 +143,12 @@ class SystemScore:
             "residue": self.residue,
             "flagged": self.flagged,
             "flagged_correct": self.flagged_correct,
+            "silent_misses": self.silent,
+            "flagged_hard_negatives": self.flagged_kept,
+            "cost": dict(sorted(self.cost.items())),
+            "judge_calls_per_case": round(self.judge_calls_per_case, 4),
+            "candidates_per_derived": round(self.candidates_per_derived, 4),
+            "logic_share": None if self.logic_share is None else round(self.logic_share, 4),
             "consequence_accuracy": round(self.consequence_accuracy, 4),
             "restored": {"correct": self.restored_correct, "gold": self.restored_total},
             "cases": self.cases,
@@ -149,6 +178,10 @@ def _add_case(s: SystemScore, case: Case, pred: Prediction) -> None:
     flagged = set(pred.flagged) - changed
     s.flagged += len(flagged)
     s.flagged_correct += len(flagged & set(case.expect.needs_confirmation))
+    s.silent += len(fn - flagged)
+    s.flagged_kept += len(flagged & set(case.expect.kept))
+    for k, v in pred.stats.items():
+        s.cost[k] = max(s.cost.get(k, 0), v) if k == "max_candidates" else s.cost.get(k, 0) + v
     want = dict(case.expect.consequences)
     keys = set(want) | (set(pred.consequences) - changed)
     s.consequences_total += len(keys)

@@ -14,7 +14,12 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from stategraph.bench.cases import Case
-from stategraph.bench.engine import JudgeSystem, StategraphSystem, SystemUnavailable
+from stategraph.bench.engine import (
+    JudgeSystem,
+    OracleSystem,
+    StategraphSystem,
+    SystemUnavailable,
+)
 from stategraph.bench.metrics import SystemScore, score
 from stategraph.bench.similarity import SimilaritySystem, is_dev
 from stategraph.bench.systems import (
@@ -35,6 +40,7 @@ _FACTORIES: dict[str, Callable[[], System]] = {
     "direct": DirectSystem,
     "stategraph": StategraphSystem,
     "stategraph+judge": JudgeSystem,
+    "stategraph+oracle": OracleSystem,
 }
 SYSTEM_NAMES = tuple(_FACTORIES)
 """Every system the harness knows, in report order."""

@@ -9,7 +9,7 @@ invalidated. That way the comparison measures dependency tracking, not grading.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -36,6 +36,11 @@ class Prediction:
         consequences: ``{action id: "cancel" | "review"}``.
         restored: states it says hold again (only systems that reason about ``unless`` say so).
         error: set when the system failed on this case (the prediction is then empty).
+        stats: what it cost, for systems that report it (stategraph): ``judge_calls``
+            (questions the model answered for the change), ``edges`` (candidate edges the
+            change put in question), ``edges_logic`` / ``edges_judge`` / ``edges_flagged``
+            (who settled them), ``derived`` (derived memories), ``candidates`` (candidate
+            premises they were given in all) and ``max_candidates`` (the most any one got).
     """
 
     invalidated: frozenset[str] = frozenset()
@@ -43,6 +48,7 @@ class Prediction:
     consequences: dict[str, str] = field(default_factory=dict)
     restored: frozenset[str] = frozenset()
     error: str | None = None
+    stats: Mapping[str, int] = field(default_factory=dict)
 
 
 @runtime_checkable

@@ -1,0 +1,346 @@
+"""The judge inside a revision: what logic left undecided, asked edge by edge, checked, applied.
+
+A revision first settles everything logic can (``revise.py``). A derived state left
+undefined because a candidate premise stopped holding is the judge's business: for each such
+edge it gets one :class:`~stategraph.judge.base.Question`, and each answer is checked before
+it counts (the *basis check*):
+
+- no answer (timeout, refusal, malformed JSON, budget spent): the edge stays undecided;
+- "does not hold": the premise is confirmed as a dependency of the head (recorded on the
+  candidate justification); logic then settles the head;
+- "still holds": accepted only if it names support, and every id it names is one of the
+  holding memories the question offered (memories that held before and after the change, or
+  that the change asserted). Then the premise is recorded as independent and the support
+  becomes a justification with origin ``judge``. A "still holds" without support is a rubber
+  stamp; one that cites anything else (a memory the change moved, one that does not hold, one
+  a memory's text told the model to name) is rejected and the edge stays undecided.
+
+Answers only ever touch the edge they were asked about, so a judge, whatever it says, cannot
+delete a state logic decided or keep one alive without naming support that holds. Both kinds
+of answer are recorded in the store with their reason, so the next revision reasons over them
+without asking again; every call is logged with the revision, and a cache keyed by model,
+prompt version and the texts involved serves the same question again without the model.
+
+The judge is asked in rounds, shallowest edges first: settling a plan can put the actions
+resting on it in question, so a round re-solves before the next one asks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from stategraph.candidates import CandidateProposer, TermIndex
+from stategraph.graph import JustKey, SupportGraph
+from stategraph.judge.base import Judge, JudgeCall, Question, Quote, question_key
+from stategraph.model import (
+    FALSE,
+    TRUE,
+    UNDEFINED,
+    Change,
+    DecidedBy,
+    EdgeCheck,
+    EdgeOutcome,
+    Entry,
+    Justification,
+    Origin,
+    Report,
+    State,
+    Truth,
+)
+from stategraph.revise import Revision
+
+__all__ = ["JudgeBudget", "JudgeStore", "Settled", "settle"]
+
+_HOLDING = 12
+"""At most this many holding memories are offered per question."""
+
+
+@dataclass(frozen=True)
+class JudgeBudget:
+    """What one revision may spend on the judge; past it, edges go to confirmation.
+
+    Attributes:
+        calls: questions sent to the model (answers served from the cache are free).
+        tokens: tokens sent and received, as the server reports them.
+        rounds: ask-and-re-solve rounds (each settles one more hop of a chain).
+    """
+
+    calls: int = 32
+    tokens: int = 100_000
+    rounds: int = 6
+
+
+class JudgeStore(TermIndex, Protocol):
+    """What judging reads from the store (the term index too, to offer a head's neighbours)."""
+
+    def state(self, state_id: str) -> tuple[State, bool, Truth] | None:
+        """One whole state, whether it is active, and its truth value."""
+        ...
+
+    def truths(self, ids: Iterable[str]) -> dict[str, Truth]:
+        """Stored truth values."""
+        ...
+
+    def cached_calls(self, keys: Iterable[str]) -> dict[str, JudgeCall]:
+        """Recorded answers by question key."""
+        ...
+
+
+@dataclass
+class Settled:
+    """A revision after judging: the final revision and every call it made or served."""
+
+    revision: Revision
+    calls: list[JudgeCall] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Asked:
+    head: str
+    premise: str
+    depth: int
+    question: Question
+
+
+def settle(
+    judge: Judge,
+    budget: JudgeBudget,
+    store: JudgeStore,
+    proposer: CandidateProposer | None,
+    change: Change,
+    first: tuple[Revision, SupportGraph],
+    solve: Callable[[Change], tuple[Revision, SupportGraph]],
+) -> Settled:
+    """Ask the judge about every candidate edge logic left undecided, and re-solve.
+
+    Args:
+        judge: the judge.
+        budget: what this revision may spend.
+        store: the store (texts, truth values outside the revision, the answer cache).
+        proposer: finds memories near a head to offer as support (None: only the head's own
+            premises and what the change asserted are offered).
+        change: the prepared change.
+        first: the logic-only revision of ``change`` and its working graph.
+        solve: revises a (prepared) change from the store again.
+    """
+    rev, graph = first
+    outcomes = {(e.head, e.premise): e for e in rev.report.edges}
+    calls: list[JudgeCall] = []
+    judged: dict[str, bool] = {}  # head -> some answer about it was accepted
+    spent_calls = spent_tokens = 0
+    for _ in range(budget.rounds):
+        pending = [
+            a
+            for a in _questions(rev, graph, store, proposer, change)
+            if (a.head, a.premise) not in outcomes or not outcomes[a.head, a.premise].asked
+        ]
+        if not pending:
+            break
+        keys = [question_key(a.question, judge.model) for a in pending]
+        cached = store.cached_calls(keys)
+        room = max(0, budget.calls - spent_calls)
+        if spent_tokens >= budget.tokens:
+            room = 0
+        send: list[int] = []
+        answers: dict[int, JudgeCall] = {}
+        for i, (a, key) in enumerate(zip(pending, keys, strict=True)):
+            if key in cached:
+                answers[i] = cached[key].model_copy(update={"cached": True, "attempts": 0})
+            elif len(send) < room:
+                send.append(i)
+            else:
+                outcomes[a.head, a.premise] = EdgeOutcome(
+                    head=a.head,
+                    premise=a.premise,
+                    decided_by=None,
+                    note="not asked: the revision's judge budget is spent",
+                )
+        if send:
+            made = judge.ask([pending[i].question for i in send])
+            answers.update(zip(send, made, strict=True))
+            spent_calls += sum(1 for c in made if c.attempts)
+            spent_tokens += sum(c.tokens for c in made)
+        updated: dict[JustKey, Justification] = {}
+        added: list[Justification] = []
+        for i, a in enumerate(pending):
+            call = answers.get(i)
+            if call is None:
+                continue
+            calls.append(call)
+            outcome, new = _apply(a, call, graph, updated)
+            outcomes[a.head, a.premise] = outcome
+            if outcome.decided_by is DecidedBy.judge:
+                judged[a.head] = True
+            added += new
+        if not updated and not added:
+            break
+        change = _extend(change, [*updated.values(), *added])
+        rev, graph = solve(change)
+        for e in rev.report.edges:
+            outcomes.setdefault((e.head, e.premise), e)
+    return Settled(_final(rev, outcomes, judged), calls)
+
+
+def _questions(
+    rev: Revision,
+    graph: SupportGraph,
+    store: JudgeStore,
+    proposer: CandidateProposer | None,
+    change: Change,
+) -> list[_Asked]:
+    """The edges to ask about now: a head left undefined, a candidate premise now false.
+
+    Premises that are themselves undefined wait: they may be settled by this round, and a
+    question must say truthfully that the premise no longer holds.
+    """
+    asserted = {s.id: s for s in (*change.assert_, *(s.with_ for s in change.supersede))}
+    replaced = {s.id: s.with_ for s in change.supersede}
+    moved = set(rev.writes.truth) | set(rev.writes.deactivated)
+
+    def value(sid: str) -> Truth:
+        if sid in graph.truth:
+            return graph.truth[sid]
+        return store.truths([sid]).get(sid, FALSE)
+
+    def holds_unmoved(sid: str) -> bool:
+        return value(sid) is TRUE and (sid not in moved or sid in asserted)
+
+    out: list[_Asked] = []
+    for e in rev.report.entries:
+        if e.new is not UNDEFINED or e.reason.cause != "unverified_candidate":
+            continue
+        justs = graph.justifications_of(e.id)
+        premises = [p for j in justs if j.origin is Origin.recovered for p in j.candidates()]
+        failed = sorted({p for p in premises if value(p) is FALSE})
+        if not failed:
+            continue
+        head = _whole(e.id, store, asserted)
+        offered = {p for j in justs for p in (*j.premises, *j.unless)}
+        offered |= set(asserted)
+        if proposer is not None:
+            offered |= {c.id for c in proposer.propose(store, head, limit=proposer.k)}
+        for p in failed:
+            holding = sorted(s for s in offered - {e.id, p} if holds_unmoved(s))[:_HOLDING]
+            premise = _whole(p, store, asserted)
+            how = "retracted" if p in change.retract else "no_longer_holds"
+            replacement = None
+            if p in replaced:
+                how, replacement = "superseded", _quote(replaced[p])
+            question = Question(
+                head=_quote(head),
+                premise=_quote(premise),
+                premise_change=how,
+                replacement=replacement,
+                holding=tuple(_quote(_whole(s, store, asserted)) for s in holding),
+            )
+            out.append(_Asked(e.id, p, e.depth, question))
+    out.sort(key=lambda a: (a.depth, a.head, a.premise))
+    return out
+
+
+def _whole(sid: str, store: JudgeStore, asserted: Mapping[str, State]) -> State:
+    if sid in asserted:
+        return asserted[sid]
+    found = store.state(sid)
+    return found[0] if found is not None else State(id=sid)
+
+
+def _quote(st: State) -> Quote:
+    return Quote(id=st.id, kind=st.kind, text=st.text)
+
+
+def _apply(
+    a: _Asked, call: JudgeCall, graph: SupportGraph, updated: dict[JustKey, Justification]
+) -> tuple[EdgeOutcome, list[Justification]]:
+    """The basis check, and what an accepted answer records."""
+
+    def rejected(note: str) -> tuple[EdgeOutcome, list[Justification]]:
+        return EdgeOutcome(
+            head=a.head, premise=a.premise, decided_by=None, asked=True, note=note
+        ), []
+
+    answer = call.answer
+    if answer is None:
+        return rejected(f"no answer: {call.error or 'none given'}")
+    offered = {q.id for q in a.question.holding}
+    support = tuple(sorted(set(answer.support)))
+    who = f"{call.judge} ({call.model})"
+    reason = answer.reason.strip()
+    if answer.still_holds:
+        if not support:
+            return rejected("rejected: 'still holds' names no support (a rubber stamp)")
+        foreign = [s for s in support if s not in offered]
+        if foreign:
+            return rejected(
+                f"rejected: 'still holds' cites {', '.join(foreign)}, not among the holding "
+                "memories offered"
+            )
+        check = EdgeCheck.independent
+        note = f"{who}: still holds on {', '.join(support)}: {reason}"
+    else:
+        support = ()
+        check = EdgeCheck.dependency
+        note = f"{who}: depends on {a.premise}: {reason}"
+    new: list[Justification] = []
+    for j in graph.justifications_of(a.head):
+        if j.origin is Origin.recovered and a.premise in j.candidates():
+            j = updated.get(j.key, j)
+            updated[j.key] = j.model_copy(
+                update={
+                    "checked": {**j.checked, a.premise: check},
+                    "notes": {**j.notes, a.premise: note},
+                }
+            )
+    if support and graph.justification((a.head, support, ())) is None:
+        new.append(
+            Justification(
+                head=a.head,
+                premises=support,
+                origin=Origin.judge,
+                notes={"judge": f"{who}, asked about {a.premise}: {reason}"},
+            )
+        )
+    outcome = EdgeOutcome(
+        head=a.head,
+        premise=a.premise,
+        decided_by=DecidedBy.judge,
+        check=check,
+        support=support,
+        asked=True,
+        note=note,
+    )
+    return outcome, new
+
+
+def _extend(change: Change, justs: list[Justification]) -> Change:
+    """``change`` with these justifications added (replacing those with the same identity)."""
+    by_key = {j.key: j for j in change.add_justifications}
+    for j in justs:
+        by_key[j.key] = j
+    return change.model_copy(update={"add_justifications": tuple(by_key.values())})
+
+
+def _final(
+    rev: Revision, outcomes: dict[tuple[str, str], EdgeOutcome], judged: dict[str, bool]
+) -> Revision:
+    """The last revision's report with every edge outcome, and the judge credited."""
+    value = {e.id: e.new for e in rev.report.entries}
+    edges = []
+    for key in sorted(outcomes):
+        o = outcomes[key]
+        if o.decided_by is not DecidedBy.judge:
+            settled = value.get(o.head) is not UNDEFINED  # not an entry: it kept its value
+            o = o.model_copy(update={"decided_by": DecidedBy.logic if settled else None})
+        edges.append(o)
+
+    def credit(e: Entry) -> Entry:
+        if e.id in judged and e.decided_by is DecidedBy.logic:
+            return e.model_copy(update={"decided_by": DecidedBy.judge})
+        return e
+
+    report: Report = rev.report.model_copy(
+        update={"edges": tuple(edges), "entries": tuple(credit(e) for e in rev.report.entries)}
+    )
+    return Revision(report, rev.writes)
