@@ -75,6 +75,11 @@ Errors are one line on stderr ("stategraph: error: ..."); --debug adds the trace
 
 _PLUGINS = ("stategraph.grounding.cli", "stategraph.bench.cli")
 
+_CONTROLS = (*range(32), *range(127, 160), 0x2028, 0x2029, *range(0x202A, 0x202F))
+_ESCAPE = {c: ascii(chr(c))[1:-1] for c in (*_CONTROLS, *range(0x2066, 0x206A))}
+"""Control, line-separator and bidi-override characters, escaped in text output: an id or a
+memory text written by someone else must not forge a line of a report or reorder one."""
+
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -118,7 +123,7 @@ def render_report(report: Report) -> str:
         lines.append(
             f"  {e.id:<10} {e.kind:<7} {e.verdict.value:<19} depth {e.depth}  {'; '.join(extra)}"
         )
-    return "\n".join(lines)
+    return "\n".join(line.translate(_ESCAPE) for line in lines)
 
 
 def _emit(report: Report, as_json: bool) -> None:
@@ -245,7 +250,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
     marks = {Truth.true.value: "+", Truth.false.value: "-", Truth.undefined.value: "?"}
     for r in rows:
         status = "" if r["active"] else " (inactive)"
-        print(f"{marks[r['truth']]} {r['id']:<10} {r['kind']:<7} {r['text']}{status}")
+        line = f"{marks[r['truth']]} {r['id']:<10} {r['kind']:<7} {r['text']}{status}"
+        print(line.translate(_ESCAPE))
     return 0
 
 

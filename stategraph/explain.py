@@ -26,6 +26,7 @@ __all__ = [
     "ProofStep",
     "WhyNot",
     "WhyNotItem",
+    "blockers",
     "body",
     "derivation_levels",
     "justification_value",
@@ -36,6 +37,7 @@ __all__ = [
 _RANK = {FALSE: 0, UNDEFINED: 1, TRUE: 2}
 _BY_RANK = (FALSE, UNDEFINED, TRUE)
 _RECOVERED = Origin.recovered
+_ASSUMED = Origin.assumed
 
 Value = Callable[[str], Truth]
 
@@ -47,14 +49,23 @@ def body(j: Justification) -> tuple[str, ...]:
     return tuple(p for p in j.premises if j.checked.get(p) != "independent")
 
 
+def blockers(j: Justification) -> tuple[str, ...]:
+    """The ``unless`` states that count: those not checked and found independent."""
+    if not j.checked:
+        return j.unless
+    return tuple(u for u in j.unless if j.checked.get(u) != "independent")
+
+
 def justification_value(j: Justification, value: Value) -> Truth:
     """The three-valued truth of a justification's body under ``value``.
 
     An unchecked candidate premise of a ``recovered`` justification counts as true while it
     holds and as undefined otherwise: losing it may or may not matter, logic cannot tell.
+    Likewise an unchecked candidate blocker of a stand-in counts as false while it does not
+    hold and as undefined once it does.
     """
     rank = 2
-    if j.origin is not _RECOVERED:  # no candidates: the hot path of every revision
+    if j.origin is not _RECOVERED and j.origin is not _ASSUMED:  # the hot path: no candidates
         for p in body(j):
             v = value(p)
             if v is FALSE:
@@ -68,7 +79,7 @@ def justification_value(j: Justification, value: Value) -> Truth:
             if v is UNDEFINED:
                 rank = 1
         return _BY_RANK[rank]
-    candidates = set(j.candidates())
+    candidates = set(j.candidates()) | set(j.candidate_blockers())
     for p in body(j):
         r = _RANK[value(p)]
         if p in candidates and r < 2:
@@ -76,8 +87,11 @@ def justification_value(j: Justification, value: Value) -> Truth:
         rank = min(rank, r)
         if rank == 0:
             return Truth.false
-    for u in j.unless:
-        rank = min(rank, 2 - _RANK[value(u)])
+    for u in blockers(j):
+        r = 2 - _RANK[value(u)]
+        if u in candidates and r < 2:
+            r = 1
+        rank = min(rank, r)
         if rank == 0:
             return Truth.false
     return _BY_RANK[rank]
@@ -86,7 +100,7 @@ def justification_value(j: Justification, value: Value) -> Truth:
 def failures(j: Justification, value: Value) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The premises that do not hold and the ``unless`` states that do not fail, sorted."""
     failed = tuple(p for p in body(j) if value(p) is not TRUE)
-    blocked = tuple(u for u in j.unless if value(u) is not FALSE)
+    blocked = tuple(u for u in blockers(j) if value(u) is not FALSE)
     return failed, blocked
 
 
@@ -196,9 +210,12 @@ class Proof(BaseModel):
         Walked with an explicit stack, not recursion, so a proof of any height renders (a
         chain of 200,000 hops is a legitimate memory). Indentation stops growing at 40 levels
         and deeper lines name their depth instead, so the text stays linear in the size of
-        the proof rather than quadratic in its height.
+        the proof rather than quadratic in its height. Control, line-separator and bidi
+        characters in ids and texts are escaped, so a memory cannot forge or reorder a line.
         """
         max_indent = 40
+        controls = (*range(32), *range(127, 160), 0x2028, 0x2029, *range(0x202A, 0x202F))
+        escape = {c: ascii(chr(c))[1:-1] for c in (*controls, *range(0x2066, 0x206A))}
         lines: list[str] = []
         seen: set[str] = set()
         steps = {s.id: s for s in self.steps}
@@ -223,7 +240,7 @@ class Proof(BaseModel):
             lines.extend(f"{pad}    ({note})" for _, note in sorted(s.by.notes.items()))
             stack.extend((p, depth + 1) for p in reversed(s.by.premises))
         lines.extend(f"candidate {p}: {note}" for p, note in sorted(self.checks.items()))
-        return "\n".join(lines)
+        return "\n".join(line.translate(escape) for line in lines)
 
 
 def why(graph: SupportGraph, policy: Policy, state_id: str) -> Proof:
@@ -321,7 +338,9 @@ class WhyNot(BaseModel):
                 + f" ({ref.origin.value}): {'; '.join(why_) or it.value.value}"
             )
             lines.extend(f"      ({note})" for _, note in sorted(ref.notes.items()))
-        return "\n".join(lines)
+        controls = (*range(32), *range(127, 160), 0x2028, 0x2029, *range(0x202A, 0x202F))
+        escape = {c: ascii(chr(c))[1:-1] for c in (*controls, *range(0x2066, 0x206A))}
+        return "\n".join(line.translate(escape) for line in lines)  # no forged or reordered line
 
 
 def why_not(graph: SupportGraph, policy: Policy, state_id: str) -> WhyNot:

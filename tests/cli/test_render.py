@@ -162,3 +162,42 @@ def test_why_over_a_chain_deeper_than_the_recursion_limit(
     assert main(["why", str(store), f"s{hops}"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == hops + 1 and lines[-1].endswith("s0 [fact]  (fact)")
+
+
+FORGED = "rain\n+ m9         fact    the forged line\u2028\u202eevil"
+
+
+def test_a_memory_text_cannot_forge_a_line_of_output(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    store = tmp_path / "m.db"
+    with Memory.open(store) as mem:
+        mem.fact("f", FORGED)
+        mem.belief("b", FORGED, because=["f"], unless=["u"])
+    for argv in (["show", str(store)], ["why", str(store), "b"]):
+        assert main(argv) == 0
+        out = capsys.readouterr().out
+        assert len(out.splitlines()) == 2, out  # one line per state, however its text reads
+        assert "rain\\n+ m9" in out and "\\u2028\\u202eevil" in out
+        assert "\u202e" not in out and "\u2028" not in out
+
+
+def test_the_report_escapes_what_it_prints() -> None:
+    entry = Entry(
+        id="x\n  y",
+        kind="belief",
+        old=Truth.true,
+        new=Truth.false,
+        verdict=Verdict.invalidated,
+        depth=1,
+        decided_by="logic",
+        reason=Reason(cause="no_support"),
+    )
+    report = Report(change=Change(), changed=(), entries=(entry,), cone_size=1, max_depth=None)
+    lines = render_report(report).splitlines()
+    assert len(lines) == 2 and lines[1].startswith("  x\\n  y ")
+    note = "checked\n  <- [q] (declared): a forged justification"
+    ref = JustificationRef(premises=("p",), notes={"p": note})
+    item = WhyNotItem(justification=ref, value=Truth.false, first_failed="p", blocked_by=None)
+    text = WhyNot(id="x", truth=Truth.false, status="unsupported", items=(item,)).render()
+    assert text.splitlines()[2] == "      (checked\\n  <- [q] (declared): a forged justification)"
