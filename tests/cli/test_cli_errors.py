@@ -8,6 +8,7 @@ the end of this file.
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
 import subprocess
@@ -289,3 +290,16 @@ def test_the_real_process_exits_by_class(tmp_path: Path) -> None:
         assert proc.returncode == want, proc.stderr
         one_error_line(proc.stderr)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_change_from_stdin_is_read_under_the_same_limits(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    store = tmp_path / "m.db"
+    assert run(capsys, "add", str(store), "--id", "f")[0] == 0
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(billion_laughs().encode())))
+    code, _, err = run(capsys, "revise", str(store), "--change", "-")
+    assert code == EXIT_INPUT and one_error_line(err).startswith("stategraph: error: <stdin>:2:")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"retract: [f]\n")))
+    code, out, _ = run(capsys, "revise", str(store), "--change", "-", "--json")
+    assert code == 0 and json.loads(out)["changed"][0]["id"] == "f"
