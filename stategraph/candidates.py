@@ -50,6 +50,10 @@ class TermIndex(Protocol):
         """Truth values of stored states."""
         ...
 
+    def recent(self, limit: int) -> list[tuple[int, str, int]]:
+        """The ``limit`` most recently indexed memories, newest first."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
@@ -57,7 +61,8 @@ class Candidate:
 
     Attributes:
         id: the stored memory proposed.
-        method: ``entity`` (shares a grounded argument) or ``lexical`` (close wording).
+        method: ``entity`` (shares a grounded argument), ``lexical`` (close wording) or
+            ``recent`` (among the last memories written before it).
         score: the ranking score (higher first): the share of the new memory's argument
             weight it shares, plus its lexical similarity.
     """
@@ -80,19 +85,37 @@ class CandidateProposer:
         min_df_cap: a store of a few memories never treats a term as a stop term below this.
         max_terms: the rarest lexical terms of the new memory that are looked up.
         postings: memories read per term (newest first).
+        recent: this many of the memories written last that hold are candidates whatever
+            their wording: an agent writes a conclusion while what led to it is fresh, often
+            in words that share nothing with it.
+        blocker_floor: the least score for a memory to get a new fact as a candidate
+            blocker (:meth:`blockers`): a new fact puts in question only what it is close to.
     """
 
     k: int = 8
-    lexical_floor: float = 0.15
+    lexical_floor: float = 0.1
     max_df_share: float = 0.05
     min_df_cap: int = 50
     max_terms: int = 48
     postings: int = 64
+    recent: int = 2
+    blocker_floor: float = 0.15
 
     name = "stategraph.candidates.v1"
 
+    def blockers(self, index: TermIndex, fact: State) -> list[Candidate]:
+        """The memories a new fact may defeat: its close neighbours, never its mere
+        contemporaries (``blocker_floor`` on the score, no ``recent`` slots)."""
+        found = self.propose(index, fact, recent=0)
+        return [c for c in found if c.score >= self.blocker_floor]
+
     def propose(
-        self, index: TermIndex, state: State, exclude: Iterable[str] = (), limit: int | None = None
+        self,
+        index: TermIndex,
+        state: State,
+        exclude: Iterable[str] = (),
+        limit: int | None = None,
+        recent: int | None = None,
     ) -> list[Candidate]:
         """The best candidates for ``state`` among the indexed memories that hold now.
 
@@ -101,8 +124,10 @@ class CandidateProposer:
             state: the new memory (its text and grounded atoms).
             exclude: ids never to propose (the state itself, candidates already chosen).
             limit: at most this many (default ``k``).
+            recent: recent memories to include whatever their score (default ``recent``).
         """
         limit = self.k if limit is None else limit
+        recent = self.recent if recent is None else recent
         terms = terms_of(state.text, state.atoms)
         if limit <= 0 or not terms:
             return []
@@ -141,18 +166,28 @@ class CandidateProposer:
                 lexical[sid] = dot / (norm * rms * math.sqrt(max(size[sid], 1)))
 
         found = {s for s in entity} | {s for s, v in lexical.items() if v >= self.lexical_floor}
-        if not found:
-            return []
-        holding = {s for s, v in index.truths(found).items() if v is TRUE}
-        ranked = sorted(
-            holding,
-            key=lambda s: (-(entity.get(s, 0.0) + lexical.get(s, 0.0)), -seq[s], s),
-        )
-        return [
-            Candidate(
-                s,
-                "entity" if s in entity else "lexical",
-                round(entity.get(s, 0.0) + lexical.get(s, 0.0), 6),
-            )
-            for s in ranked[:limit]
-        ]
+        latest = []
+        if recent:
+            # newest first; read a few more than needed, as some may not hold or be excluded
+            for s, sid, _size in index.recent(recent + len(skip) + 4):
+                if sid not in skip:
+                    seq.setdefault(sid, s)
+                    latest.append(sid)
+        holding = {s for s, v in index.truths(found | set(latest)).items() if v is TRUE}
+        latest = [s for s in latest if s in holding][:recent]
+
+        def score(s: str) -> float:
+            return round(entity.get(s, 0.0) + lexical.get(s, 0.0), 6)
+
+        ranked = sorted(found & holding, key=lambda s: (-score(s), -seq[s], s))
+        # the recent memories keep their slots: the best-scored fill the rest
+        picked = set(ranked[: max(0, limit - len(set(latest) - set(ranked[:limit])))])
+        picked.update(latest[:limit])
+        chosen = sorted(picked, key=lambda s: (-score(s), -seq[s], s))[:limit]
+        return [Candidate(s, _method(s, entity, found), score(s)) for s in chosen]
+
+
+def _method(sid: str, entity: dict[str, float], found: set[str]) -> str:
+    if sid in entity:
+        return "entity"
+    return "lexical" if sid in found else "recent"

@@ -26,7 +26,6 @@ __all__ = [
     "ProofStep",
     "WhyNot",
     "WhyNotItem",
-    "blockers",
     "body",
     "derivation_levels",
     "justification_value",
@@ -37,7 +36,6 @@ __all__ = [
 _RANK = {FALSE: 0, UNDEFINED: 1, TRUE: 2}
 _BY_RANK = (FALSE, UNDEFINED, TRUE)
 _RECOVERED = Origin.recovered
-_ASSUMED = Origin.assumed
 
 Value = Callable[[str], Truth]
 
@@ -49,23 +47,14 @@ def body(j: Justification) -> tuple[str, ...]:
     return tuple(p for p in j.premises if j.checked.get(p) != "independent")
 
 
-def blockers(j: Justification) -> tuple[str, ...]:
-    """The ``unless`` states that count: those not checked and found independent."""
-    if not j.checked:
-        return j.unless
-    return tuple(u for u in j.unless if j.checked.get(u) != "independent")
-
-
 def justification_value(j: Justification, value: Value) -> Truth:
     """The three-valued truth of a justification's body under ``value``.
 
     An unchecked candidate premise of a ``recovered`` justification counts as true while it
     holds and as undefined otherwise: losing it may or may not matter, logic cannot tell.
-    Likewise an unchecked candidate blocker of a stand-in counts as false while it does not
-    hold and as undefined once it does.
     """
     rank = 2
-    if j.origin is not _RECOVERED and j.origin is not _ASSUMED:  # the hot path: no candidates
+    if j.origin is not _RECOVERED:  # no candidates: the hot path of every revision
         for p in body(j):
             v = value(p)
             if v is FALSE:
@@ -79,7 +68,7 @@ def justification_value(j: Justification, value: Value) -> Truth:
             if v is UNDEFINED:
                 rank = 1
         return _BY_RANK[rank]
-    candidates = set(j.candidates()) | set(j.candidate_blockers())
+    candidates = set(j.candidates())
     for p in body(j):
         r = _RANK[value(p)]
         if p in candidates and r < 2:
@@ -87,11 +76,8 @@ def justification_value(j: Justification, value: Value) -> Truth:
         rank = min(rank, r)
         if rank == 0:
             return Truth.false
-    for u in blockers(j):
-        r = 2 - _RANK[value(u)]
-        if u in candidates and r < 2:
-            r = 1
-        rank = min(rank, r)
+    for u in j.unless:
+        rank = min(rank, 2 - _RANK[value(u)])
         if rank == 0:
             return Truth.false
     return _BY_RANK[rank]
@@ -100,7 +86,7 @@ def justification_value(j: Justification, value: Value) -> Truth:
 def failures(j: Justification, value: Value) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The premises that do not hold and the ``unless`` states that do not fail, sorted."""
     failed = tuple(p for p in body(j) if value(p) is not TRUE)
-    blocked = tuple(u for u in blockers(j) if value(u) is not FALSE)
+    blocked = tuple(u for u in j.unless if value(u) is not FALSE)
     return failed, blocked
 
 

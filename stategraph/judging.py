@@ -27,7 +27,7 @@ resting on it in question, so a round re-solves before the next one asks.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -87,6 +87,10 @@ class JudgeStore(TermIndex, Protocol):
         """Recorded answers by question key."""
         ...
 
+    def justifications_for(self, heads: Iterable[str]) -> list[Justification]:
+        """The stored justifications of these heads."""
+        ...
+
 
 @dataclass
 class Settled:
@@ -102,6 +106,9 @@ class _Asked:
     premise: str
     depth: int
     question: Question
+    blocker: bool = False
+    stand_ins: tuple[Justification, ...] = ()
+    """For a blocker: the head's stand-in justifications, which a confirmed blocker joins."""
 
 
 def settle(
@@ -112,8 +119,13 @@ def settle(
     change: Change,
     first: tuple[Revision, SupportGraph],
     solve: Callable[[Change], tuple[Revision, SupportGraph]],
+    facts: Iterable[State] = (),
 ) -> Settled:
     """Ask the judge about every candidate edge logic left undecided, and re-solve.
+
+    Before that, each fact the change asserts is checked against the stand-in memories it is
+    close to (:meth:`~stategraph.candidates.CandidateProposer.blockers`): a judge that
+    confirms the fact defeats one adds the fact to the ``unless`` of its stand-in support.
 
     Args:
         judge: the judge.
@@ -124,16 +136,20 @@ def settle(
         change: the prepared change.
         first: the logic-only revision of ``change`` and its working graph.
         solve: revises a (prepared) change from the store again.
+        facts: the facts the change asserts.
     """
     rev, graph = first
     outcomes = {(e.head, e.premise): e for e in rev.report.edges}
     calls: list[JudgeCall] = []
     judged: dict[str, bool] = {}  # head -> some answer about it was accepted
     spent_calls = spent_tokens = 0
-    for _ in range(budget.rounds):
+    blocking = _blocker_questions(rev, graph, store, proposer, change, list(facts))
+    for round_ in range(budget.rounds):
+        asked = blocking if round_ == 0 else []
+        asked += _questions(rev, graph, store, proposer, change)
         pending = [
             a
-            for a in _questions(rev, graph, store, proposer, change)
+            for a in asked
             if (a.head, a.premise) not in outcomes or not outcomes[a.head, a.premise].asked
         ]
         if not pending:
@@ -155,6 +171,7 @@ def settle(
                     head=a.head,
                     premise=a.premise,
                     decided_by=None,
+                    blocker=a.blocker,
                     note="not asked: the revision's judge budget is spent",
                 )
         if send:
@@ -163,24 +180,77 @@ def settle(
             spent_calls += sum(1 for c in made if c.attempts)
             spent_tokens += sum(c.tokens for c in made)
         updated: dict[JustKey, Justification] = {}
+        replaced: dict[JustKey, tuple[Justification, Justification]] = {}
         added: list[Justification] = []
         for i, a in enumerate(pending):
             call = answers.get(i)
             if call is None:
                 continue
             calls.append(call)
-            outcome, new = _apply(a, call, graph, updated)
+            outcome, new = _apply(a, call, graph, updated, replaced)
             outcomes[a.head, a.premise] = outcome
             if outcome.decided_by is DecidedBy.judge:
                 judged[a.head] = True
             added += new
-        if not updated and not added:
+        if not updated and not added and not replaced:
             break
-        change = _extend(change, [*updated.values(), *added])
+        change = _extend(change, [*updated.values(), *added], replaced.values())
         rev, graph = solve(change)
         for e in rev.report.edges:
             outcomes.setdefault((e.head, e.premise), e)
     return Settled(_final(rev, outcomes, judged), calls)
+
+
+class _Context:
+    """What building questions needs of one revision: values after it, what it moved, what
+    it asserted, and the memories near a head."""
+
+    def __init__(
+        self,
+        rev: Revision,
+        graph: SupportGraph,
+        store: JudgeStore,
+        proposer: CandidateProposer | None,
+        change: Change,
+    ) -> None:
+        self.graph, self.store, self.proposer, self.change = graph, store, proposer, change
+        self.asserted = {s.id: s for s in (*change.assert_, *(s.with_ for s in change.supersede))}
+        self.replaced = {s.id: s.with_ for s in change.supersede}
+        self.moved = set(rev.writes.truth) | set(rev.writes.deactivated)
+
+    def value(self, sid: str) -> Truth:
+        """A state's value after the revision (the store's, outside the working graph)."""
+        if sid in self.graph.truth:
+            return self.graph.truth[sid]
+        return self.store.truths([sid]).get(sid, FALSE)
+
+    def whole(self, sid: str) -> State:
+        """A state with its text."""
+        if sid in self.asserted:
+            return self.asserted[sid]
+        found = self.store.state(sid)
+        return found[0] if found is not None else State(id=sid)
+
+    def question(self, head: State, premise: str, cited: Iterable[str], how: str) -> Question:
+        """The question about one edge, offering as support the memories that held before
+        and after the change (or that it asserted) among ``cited`` and the head's
+        neighbours."""
+        offered = set(cited) | set(self.asserted)
+        if self.proposer is not None:
+            offered |= {c.id for c in self.proposer.propose(self.store, head)}
+
+        def holds_unmoved(sid: str) -> bool:
+            return self.value(sid) is TRUE and (sid not in self.moved or sid in self.asserted)
+
+        holding = sorted(s for s in offered - {head.id, premise} if holds_unmoved(s))
+        replacement = self.replaced.get(premise)
+        return Question(
+            head=_quote(head),
+            premise=_quote(self.whole(premise)),
+            premise_change=how,
+            replacement=_quote(replacement) if replacement is not None else None,
+            holding=tuple(_quote(self.whole(s)) for s in holding[:_HOLDING]),
+        )
 
 
 def _questions(
@@ -195,56 +265,59 @@ def _questions(
     Premises that are themselves undefined wait: they may be settled by this round, and a
     question must say truthfully that the premise no longer holds.
     """
-    asserted = {s.id: s for s in (*change.assert_, *(s.with_ for s in change.supersede))}
-    replaced = {s.id: s.with_ for s in change.supersede}
-    moved = set(rev.writes.truth) | set(rev.writes.deactivated)
-
-    def value(sid: str) -> Truth:
-        if sid in graph.truth:
-            return graph.truth[sid]
-        return store.truths([sid]).get(sid, FALSE)
-
-    def holds_unmoved(sid: str) -> bool:
-        return value(sid) is TRUE and (sid not in moved or sid in asserted)
-
+    ctx = _Context(rev, graph, store, proposer, change)
     out: list[_Asked] = []
     for e in rev.report.entries:
         if e.new is not UNDEFINED or e.reason.cause != "unverified_candidate":
             continue
         justs = graph.justifications_of(e.id)
         premises = [p for j in justs if j.origin is Origin.recovered for p in j.candidates()]
-        failed = sorted({p for p in premises if value(p) is FALSE})
-        if not failed:
-            continue
-        head = _whole(e.id, store, asserted)
-        offered = {p for j in justs for p in (*j.premises, *j.unless)}
-        offered |= set(asserted)
-        if proposer is not None:
-            offered |= {c.id for c in proposer.propose(store, head, limit=proposer.k)}
+        failed = sorted({p for p in premises if ctx.value(p) is FALSE})
+        head = ctx.whole(e.id)
+        cited = {p for j in justs for p in (*j.premises, *j.unless)}
         for p in failed:
-            holding = sorted(s for s in offered - {e.id, p} if holds_unmoved(s))[:_HOLDING]
-            premise = _whole(p, store, asserted)
             how = "retracted" if p in change.retract else "no_longer_holds"
-            replacement = None
-            if p in replaced:
-                how, replacement = "superseded", _quote(replaced[p])
-            question = Question(
-                head=_quote(head),
-                premise=_quote(premise),
-                premise_change=how,
-                replacement=replacement,
-                holding=tuple(_quote(_whole(s, store, asserted)) for s in holding),
-            )
-            out.append(_Asked(e.id, p, e.depth, question))
+            if p in ctx.replaced:
+                how = "superseded"
+            out.append(_Asked(e.id, p, e.depth, ctx.question(head, p, cited, how)))
     out.sort(key=lambda a: (a.depth, a.head, a.premise))
     return out
 
 
-def _whole(sid: str, store: JudgeStore, asserted: Mapping[str, State]) -> State:
-    if sid in asserted:
-        return asserted[sid]
-    found = store.state(sid)
-    return found[0] if found is not None else State(id=sid)
+def _blocker_questions(
+    rev: Revision,
+    graph: SupportGraph,
+    store: JudgeStore,
+    proposer: CandidateProposer | None,
+    change: Change,
+    facts: list[State],
+) -> list[_Asked]:
+    """Candidate blockers: the holding memories with only stand-in support that an asserted
+    fact is close to, each asked as "does it still hold now that the fact does?"."""
+    if proposer is None or not facts:
+        return []
+    ctx = _Context(rev, graph, store, proposer, change)
+    near: dict[str, list[str]] = {}
+    for f in facts:
+        for c in proposer.blockers(store, f):
+            if c.id not in ctx.asserted:
+                near.setdefault(c.id, []).append(f.id)
+    if not near:
+        return []
+    justs: dict[str, list[Justification]] = {}
+    for j in store.justifications_for(near):
+        justs.setdefault(j.head, []).append(j)
+    out: list[_Asked] = []
+    for head_id, found in sorted(justs.items()):
+        stand_ins = all(j.origin in (Origin.recovered, Origin.assumed) for j in found)
+        if not stand_ins or ctx.value(head_id) is not TRUE:
+            continue
+        head = ctx.whole(head_id)
+        cited = {p for j in found for p in j.premises}
+        for fid in sorted(near[head_id]):
+            q = ctx.question(head, fid, cited, "asserted")
+            out.append(_Asked(head_id, fid, 1, q, blocker=True, stand_ins=tuple(found)))
+    return out
 
 
 def _quote(st: State) -> Quote:
@@ -252,14 +325,28 @@ def _quote(st: State) -> Quote:
 
 
 def _apply(
-    a: _Asked, call: JudgeCall, graph: SupportGraph, updated: dict[JustKey, Justification]
+    a: _Asked,
+    call: JudgeCall,
+    graph: SupportGraph,
+    updated: dict[JustKey, Justification],
+    replaced: dict[JustKey, tuple[Justification, Justification]],
 ) -> tuple[EdgeOutcome, list[Justification]]:
-    """The basis check, and what an accepted answer records."""
+    """The basis check, and what an accepted answer records.
+
+    ``updated`` collects candidate justifications whose premise was checked (same identity),
+    ``replaced`` stand-ins that a confirmed blocker joins (a new identity: the old one goes).
+    """
 
     def rejected(note: str) -> tuple[EdgeOutcome, list[Justification]]:
-        return EdgeOutcome(
-            head=a.head, premise=a.premise, decided_by=None, asked=True, note=note
-        ), []
+        outcome = EdgeOutcome(
+            head=a.head,
+            premise=a.premise,
+            decided_by=None,
+            asked=True,
+            blocker=a.blocker,
+            note=note,
+        )
+        return outcome, []
 
     answer = call.answer
     if answer is None:
@@ -282,26 +369,41 @@ def _apply(
     else:
         support = ()
         check = EdgeCheck.dependency
-        note = f"{who}: depends on {a.premise}: {reason}"
+        verb = "defeated by" if a.blocker else "depends on"
+        note = f"{who}: {verb} {a.premise}: {reason}"
     new: list[Justification] = []
-    for j in graph.justifications_of(a.head):
-        if j.origin is Origin.recovered and a.premise in j.candidates():
-            j = updated.get(j.key, j)
-            updated[j.key] = j.model_copy(
-                update={
-                    "checked": {**j.checked, a.premise: check},
-                    "notes": {**j.notes, a.premise: note},
-                }
+    if a.blocker:
+        if check is EdgeCheck.dependency:
+            for j in a.stand_ins:
+                old, now = replaced.get(j.key, (j, j))
+                replaced[j.key] = (
+                    old,
+                    now.model_copy(
+                        update={
+                            "unless": tuple(sorted({*now.unless, a.premise})),
+                            "notes": {**now.notes, a.premise: note},
+                        }
+                    ),
+                )
+    else:
+        for j in graph.justifications_of(a.head):
+            if j.origin is Origin.recovered and a.premise in j.candidates():
+                j = updated.get(j.key, j)
+                updated[j.key] = j.model_copy(
+                    update={
+                        "checked": {**j.checked, a.premise: check},
+                        "notes": {**j.notes, a.premise: note},
+                    }
+                )
+        if support and graph.justification((a.head, support, ())) is None:
+            new.append(
+                Justification(
+                    head=a.head,
+                    premises=support,
+                    origin=Origin.judge,
+                    notes={"judge": f"{who}, asked about {a.premise}: {reason}"},
+                )
             )
-    if support and graph.justification((a.head, support, ())) is None:
-        new.append(
-            Justification(
-                head=a.head,
-                premises=support,
-                origin=Origin.judge,
-                notes={"judge": f"{who}, asked about {a.premise}: {reason}"},
-            )
-        )
     outcome = EdgeOutcome(
         head=a.head,
         premise=a.premise,
@@ -309,17 +411,35 @@ def _apply(
         check=check,
         support=support,
         asked=True,
+        blocker=a.blocker,
         note=note,
     )
     return outcome, new
 
 
-def _extend(change: Change, justs: list[Justification]) -> Change:
-    """``change`` with these justifications added (replacing those with the same identity)."""
+def _extend(
+    change: Change,
+    justs: list[Justification],
+    replaced: Iterable[tuple[Justification, Justification]] = (),
+) -> Change:
+    """``change`` with these justifications added (replacing those with the same identity),
+    and each ``(old, new)`` stand-in pair swapped: the old one removed, the new one added."""
     by_key = {j.key: j for j in change.add_justifications}
+    removed = list(change.remove_justifications)
+    for old, new in replaced:
+        if old.key in by_key:  # added by this very change: replace it in place
+            del by_key[old.key]
+        else:
+            removed.append(old)
+        justs = [*justs, new]
     for j in justs:
         by_key[j.key] = j
-    return change.model_copy(update={"add_justifications": tuple(by_key.values())})
+    return change.model_copy(
+        update={
+            "add_justifications": tuple(by_key.values()),
+            "remove_justifications": tuple(removed),
+        }
+    )
 
 
 def _final(

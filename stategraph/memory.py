@@ -292,9 +292,17 @@ class Memory:
             first = solve(change)
             calls: list[JudgeCall] = []
             rev = first[0]
-            if self.judge is not None and rev.report.needs_confirmation:
+            facts = [s for s in change.assert_ if self.policy.is_exogenous(s)]
+            if self.judge is not None and (rev.report.needs_confirmation or facts):
                 settled = settle(
-                    self.judge, self.judge_budget, self.store, self.candidates, change, first, solve
+                    self.judge,
+                    self.judge_budget,
+                    self.store,
+                    self.candidates,
+                    change,
+                    first,
+                    solve,
+                    facts,
                 )
                 rev, calls = settled.revision, settled.calls
             self.store.commit(rev, self.config, calls)

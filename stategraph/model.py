@@ -340,6 +340,11 @@ class EdgeOutcome(BaseModel):
     """For a judge's "still holds": the memories it named as the head's support instead."""
     asked: bool = False
     """A judge was asked (the answer may have been rejected: see ``note``)."""
+    blocker: bool = False
+    """A candidate blocker: ``premise`` names a fact the change asserted that may defeat the
+    head (not a premise that stopped holding). Only a judge settles one: confirmed, the fact
+    joins the ``unless`` of the head's stand-in support; unconfirmed, the head keeps its
+    value and the edge is reported undecided."""
     note: str = ""
     """The judge's reason, or why its answer was rejected, or why it was not asked."""
 

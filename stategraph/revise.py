@@ -356,10 +356,10 @@ def _edges_in_question(
     """
     out: dict[tuple[str, str], EdgeOutcome] = {}
     for e in entries:
+        decided = None if e.new is UNDEFINED else DecidedBy.logic
         for j in graph.justifications_of(e.id):
             for p in j.candidates():
                 if graph.value(p) is TRUE and new_value(p) is not TRUE:
-                    decided = None if e.new is UNDEFINED else DecidedBy.logic
                     out[e.id, p] = EdgeOutcome(head=e.id, premise=p, decided_by=decided)
     return tuple(out[k] for k in sorted(out))
 
@@ -560,12 +560,7 @@ class _Grader:
         if comp is not None:
             cycle = tuple(sorted(n for n in comp if isinstance(n, str)))
             return "negative_cycle", cycle, tuple(sorted(undecided))
-        unverified = any(
-            self.new_value(p) is not Truth.true
-            for j in after
-            if j.origin is Origin.recovered
-            for p in j.candidates()
-        )
+        unverified = any(self.new_value(p) is not Truth.true for j in after for p in j.candidates())
         cause = "unverified_candidate" if unverified else "undefined_premise"
         return cause, (), tuple(sorted(undecided))
 

@@ -210,6 +210,10 @@ class Store(Protocol):
         """The newest ``limit`` memories carrying a term: ``(seq, state id, lexical size)``."""
         ...
 
+    def recent(self, limit: int) -> list[tuple[int, str, int]]:
+        """The ``limit`` most recently indexed memories: ``(seq, state id, lexical size)``."""
+        ...
+
     def commit(
         self, revision: Revision, config: dict[str, Any], calls: Sequence[JudgeCall] = ()
     ) -> LogEntry:
@@ -647,6 +651,11 @@ class SQLiteStore:
         )
         return [(int(a), str(b), int(c)) for a, b, c in self.conn.execute(sql, (term, limit))]
 
+    def recent(self, limit: int) -> list[tuple[int, str, int]]:
+        """The ``limit`` most recently indexed memories: ``(seq, state id, lexical size)``."""
+        sql = "SELECT seq, state_id, size FROM docs ORDER BY seq DESC LIMIT ?"
+        return [(int(a), str(b), int(c)) for a, b, c in self.conn.execute(sql, (limit,))]
+
     def index_terms(self, states: Iterable[State]) -> None:
         """Add memories to the term index (inside a transaction); states with neither text nor
         atoms are not indexed."""
@@ -772,9 +781,7 @@ class SQLiteStore:
         seq += 1
         at = datetime.now(UTC).isoformat(timespec="microseconds")
         config_json = canonical_json(config)
-        calls_json = (
-            "[" + ",".join(c.model_dump_json() for c in calls) + "]" if calls else ""
-        )
+        calls_json = "[" + ",".join(c.model_dump_json() for c in calls) + "]" if calls else ""
         digest = _chain(prev, seq, at, change_json, report_json, config_json, calls_json)
         self.conn.execute(
             "INSERT INTO revisions VALUES (?,?,?,?,?,?,?,?)",
@@ -797,8 +804,7 @@ class SQLiteStore:
         return [
             _entry(*row)
             for row in self.conn.execute(
-                "SELECT seq, at, report, config, prev_hash, hash, calls FROM revisions "
-                "ORDER BY seq"
+                "SELECT seq, at, report, config, prev_hash, hash, calls FROM revisions ORDER BY seq"
             )
         ]
 

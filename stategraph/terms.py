@@ -64,9 +64,10 @@ def argument_terms(atoms: Iterable[str]) -> set[str]:
     for text in atoms:
         try:
             sym = clingo.parse_term(text)
-        except RuntimeError:
+        except (RuntimeError, UnicodeError):
             continue
-        out.update("a:" + c for c in _constants(sym) if c != "unknown")
+        if sym.type is clingo.SymbolType.Function:
+            out.update("a:" + c for c in _constants(sym) if c != "unknown")
     return out
 
 

@@ -97,6 +97,7 @@ class SystemScore:
     """Flagged states the gold also leaves to confirmation."""
     silent: int = 0
     """Gold positives neither invalidated nor flagged: left standing with no word said."""
+    silent_by_track: dict[str, int] = field(default_factory=dict)
     flagged_kept: int = 0
     """Gold-kept states flagged for confirmation (a hard negative a person must look at)."""
     cost: dict[str, int] = field(default_factory=dict)
@@ -144,6 +145,7 @@ class SystemScore:
             "flagged": self.flagged,
             "flagged_correct": self.flagged_correct,
             "silent_misses": self.silent,
+            "silent_by_track": dict(sorted(self.silent_by_track.items())),
             "flagged_hard_negatives": self.flagged_kept,
             "cost": dict(sorted(self.cost.items())),
             "judge_calls_per_case": round(self.judge_calls_per_case, 4),
@@ -179,6 +181,7 @@ def _add_case(s: SystemScore, case: Case, pred: Prediction) -> None:
     s.flagged += len(flagged)
     s.flagged_correct += len(flagged & set(case.expect.needs_confirmation))
     s.silent += len(fn - flagged)
+    s.silent_by_track[case.track] = s.silent_by_track.get(case.track, 0) + len(fn - flagged)
     s.flagged_kept += len(flagged & set(case.expect.kept))
     for k, v in pred.stats.items():
         s.cost[k] = max(s.cost.get(k, 0), v) if k == "max_candidates" else s.cost.get(k, 0) + v

@@ -50,13 +50,18 @@ class Quote(BaseModel):
 
 
 class Question(BaseModel):
-    """One undecided candidate edge: ``premise`` no longer holds; does ``head`` still hold?
+    """One undecided candidate edge: ``premise`` changed; does ``head`` still hold?
+
+    Two situations are asked the same way. Usually ``premise`` is a candidate premise of the
+    head that stopped holding. With ``premise_change="asserted"`` it is a fact the change
+    just asserted that may defeat the head (a *candidate blocker*): does the head still hold
+    now that it holds?
 
     Attributes:
         head: the derived memory in question.
-        premise: the candidate premise that stopped holding.
-        premise_change: how it stopped: ``retracted``, ``superseded`` (see ``replacement``)
-            or ``no_longer_holds`` (it lost its own support).
+        premise: the candidate premise that stopped holding, or the asserted fact.
+        premise_change: how it changed: ``retracted``, ``superseded`` (see ``replacement``),
+            ``no_longer_holds`` (it lost its own support), or ``asserted`` (it is new).
         replacement: for ``superseded``, the memory that replaced the premise.
         holding: memories that still hold and were not moved by the change (or that the
             change asserted): the only ids a "still holds" answer may cite as support.
@@ -66,7 +71,7 @@ class Question(BaseModel):
 
     head: Quote
     premise: Quote
-    premise_change: Literal["retracted", "superseded", "no_longer_holds"]
+    premise_change: Literal["retracted", "superseded", "no_longer_holds", "asserted"]
     replacement: Quote | None = None
     holding: tuple[Quote, ...] = ()
 

@@ -22,8 +22,12 @@ def test_stategraph_does_not_regress_on_the_suite() -> None:
 
 def test_regressions_are_reported() -> None:
     rec = recorded_figures()
-    worse = {**rec, "overall": {**rec["overall"], "f1": rec["overall"]["f1"] - 0.1}}
-    assert any("overall f1" in p for p in regressions(worse, rec))
+    sg = rec["systems"]["stategraph"]
+    worse_f1 = {"stategraph": {**sg, "overall": {**sg["overall"], "f1": sg["overall"]["f1"] - 0.1}}}
+    assert any("stategraph overall f1" in p for p in regressions({"systems": worse_f1}, rec))
+    silent = {**sg["silent_by_track"], "text": sg["silent_by_track"]["text"] + 1}
+    worse_silent = {"stategraph": {**sg, "silent_by_track": silent}}
+    assert any("text silent" in p for p in regressions({"systems": worse_silent}, rec))
 
 
 def test_engine_system_on_a_tiny_case() -> None:

@@ -127,7 +127,7 @@ def test_history_lists_every_revision(tmp_path: Path) -> None:
     assert history[-1].config == {
         "max_depth": None,
         "kinds": ["action", "belief", "fact", "plan"],
-        "candidates": {"name": "stategraph.candidates.v1", "k": 8, "lexical_floor": 0.15},
+        "candidates": {"name": "stategraph.candidates.v1", "k": 8, "lexical_floor": 0.1},
     }
     assert all(b.prev_hash == a.hash for a, b in itertools.pairwise(history))
 

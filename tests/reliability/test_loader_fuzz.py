@@ -181,14 +181,6 @@ def test_a_loaded_change_through_the_public_api(tmp_path: Path, change: dict[str
         assert mem.verify_log() == 4
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=(RuntimeError, UnicodeDecodeError),
-    reason="found by the deep run of the property above: atoms that are not clingo functions "
-    "reach stategraph/terms.py unchecked; clingo raises RuntimeError('unexpected') for '0' or "
-    "'\"x\"' (sym.arguments of a number or string) and UnicodeDecodeError for '\\x80' (its "
-    "parse_term error message). Remove this mark once State validates atoms.",
-)
 @pytest.mark.parametrize("atom", ["0", '"x"', "\x80"])
 def test_a_state_with_a_malformed_atom_is_refused_cleanly(atom: str) -> None:
     mem = Memory()
