@@ -337,9 +337,10 @@ class Memory:
         justs = justifications_for(st.id, because, unless, context)
         return self.revise(Change(assert_=(st,), add_justifications=tuple(justs)))
 
-    def fact(self, id: str, text: str = "", **fields: Any) -> Report:
-        """Add a fact: it holds until retracted or superseded."""
-        return self.add({"id": id, "kind": "fact", "text": text, **fields})
+    def fact(self, id: str, text: str = "", context: Iterable[str] = (), **fields: Any) -> Report:
+        """Add a fact: it holds until retracted or superseded. Its ``context`` is provenance
+        (kept in ``metadata["context"]``), never a reason to doubt it."""
+        return self.add({"id": id, "kind": "fact", "text": text, **fields}, context=context)
 
     def belief(
         self,

@@ -1,0 +1,243 @@
+"""The judge inside a revision: which questions are asked, the basis check, what is recorded.
+
+The judges here are small scripted implementations of the ``Judge`` protocol (the real
+OpenAI-compatible client is tested against a loopback server in ``tests/judge/``); what is
+under test is the engine: what it asks, what it accepts, and what an answer changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+from stategraph import Memory
+from stategraph.judge import JudgeAnswer, JudgeCall, Question, ReplayJudge, question_key
+from stategraph.judging import JudgeBudget
+from stategraph.model import DecidedBy, EdgeCheck, Origin, Truth
+
+Answer = Callable[[Question], JudgeAnswer | None]
+
+
+class Scripted:
+    """A judge answering with a function of the question; records what it was asked."""
+
+    name = "test.scripted.v1"
+    model = "script"
+
+    def __init__(self, answer: Answer) -> None:
+        self.answer = answer
+        self.asked: list[Question] = []
+
+    def ask(self, questions: Sequence[Question]) -> list[JudgeCall]:
+        out = []
+        for q in questions:
+            self.asked.append(q)
+            a = self.answer(q)
+            out.append(
+                JudgeCall(
+                    key=question_key(q, self.model),
+                    question=q,
+                    judge=self.name,
+                    model=self.model,
+                    answer=a,
+                    error=None if a is not None else "timeout",
+                    attempts=1,
+                    prompt_tokens=100,
+                    completion_tokens=20,
+                )
+            )
+        return out
+
+
+def depends(q: Question) -> JudgeAnswer:
+    return JudgeAnswer(still_holds=False, reason="it rested on that")
+
+
+def holds_on_first(q: Question) -> JudgeAnswer:
+    support = (q.holding[0].id,) if q.holding else ()
+    return JudgeAnswer(still_holds=True, support=support, reason="other support")
+
+
+def trip_memory(judge: Scripted | None = None, path: Path | None = None) -> Memory:
+    """A plan written with two candidates: the trip it rests on and a neighbour."""
+    mem = Memory(path, judge=judge)
+    mem.fact("f1", "The user flies to Tokyo on May 10")
+    mem.fact("f2", "The user likes sushi")
+    mem.plan("p1", "Book a sushi dinner in Tokyo", context=["f1", "f2"])
+    return mem
+
+
+def test_without_a_judge_a_lost_candidate_goes_to_confirmation() -> None:
+    mem = trip_memory()
+    report = mem.retract("f1")
+    assert report.needs_confirmation == ["p1"]
+    assert report.entry("p1").reason.cause == "unverified_candidate"  # type: ignore[union-attr]
+    assert report.edge_counts == {
+        "considered": 1,
+        "logic": 0,
+        "asked": 0,
+        "judge": 0,
+        "flagged": 1,
+    }
+
+
+def test_does_not_hold_confirms_the_dependency_and_logic_invalidates() -> None:
+    judge = Scripted(depends)
+    mem = trip_memory(judge)
+    report = mem.retract("f1")
+    assert report.invalidated == ["p1"]
+    entry = report.entry("p1")
+    assert entry is not None and entry.decided_by is DecidedBy.judge
+    (edge,) = report.edges
+    assert (edge.head, edge.premise, edge.check, edge.decided_by) == (
+        "p1",
+        "f1",
+        EdgeCheck.dependency,
+        DecidedBy.judge,
+    )
+    (q,) = judge.asked
+    assert (q.head.id, q.premise.id, q.premise_change) == ("p1", "f1", "retracted")
+    (j,) = mem.justifications("p1")
+    assert j.checked == {"f1": EdgeCheck.dependency} and "rested on that" in j.notes["f1"]
+    calls = mem.history()[-1].calls
+    assert [c.key for c in calls] == [question_key(q, "script")]
+
+
+def test_still_holds_with_support_becomes_a_judge_justification() -> None:
+    judge = Scripted(holds_on_first)
+    mem = trip_memory(judge)
+    report = mem.retract("f1")
+    assert report.kept == ["p1"] and mem.truth("p1") is Truth.true
+    (q,) = judge.asked
+    assert [h.id for h in q.holding] == ["f2"]  # held before and after; f1 is the premise
+    by_origin = {j.origin: j for j in mem.justifications("p1")}
+    assert by_origin[Origin.judge].premises == ("f2",)
+    assert by_origin[Origin.recovered].checked == {"f1": EdgeCheck.independent}
+    # the answer is recorded: losing f2 later puts only the f2 edge in question, f1's is settled
+    judge.answer = depends
+    assert mem.retract("f2").invalidated == ["p1"]
+    assert [(q.head.id, q.premise.id) for q in judge.asked] == [("p1", "f1"), ("p1", "f2")]
+
+
+@pytest.mark.parametrize(
+    ("answer", "why"),
+    [
+        (JudgeAnswer(still_holds=True, reason="trust me"), "names no support"),
+        (JudgeAnswer(still_holds=True, support=("f1",), reason="x"), "not among the holding"),
+        (JudgeAnswer(still_holds=True, support=("p1",), reason="x"), "not among the holding"),
+        (JudgeAnswer(still_holds=True, support=("zz",), reason="x"), "not among the holding"),
+        (None, "no answer: timeout"),
+    ],
+)
+def test_the_basis_check_rejects_a_rubber_stamp(answer: JudgeAnswer | None, why: str) -> None:
+    mem = trip_memory(Scripted(lambda q: answer))
+    report = mem.retract("f1")
+    assert report.needs_confirmation == ["p1"]
+    (edge,) = report.edges
+    assert edge.asked and edge.decided_by is None and why in edge.note
+    assert {j.origin for j in mem.justifications("p1")} == {Origin.recovered}
+
+
+def test_a_state_moved_by_the_change_is_never_offered_as_support() -> None:
+    judge = Scripted(holds_on_first)
+    mem = Memory(judge=judge)
+    mem.fact("f1", "The user flies to Tokyo")
+    mem.belief("b1", "A Tokyo hotel is needed", because=["f1"])
+    mem.plan("p1", "Book the Tokyo hotel near the office", context=["f1", "b1"])
+    mem.retract("f1")
+    asked = [q for q in judge.asked if q.head.id == "p1"]
+    assert asked and all("b1" not in {h.id for h in q.holding} for q in asked)  # fell with f1
+
+
+def test_a_chain_is_settled_in_rounds_shallowest_first() -> None:
+    judge = Scripted(depends)
+    mem = Memory(judge=judge, candidates=None)  # the context alone: a1 rests on p1
+    mem.fact("f1", "The user moves to Shenzhen in December")
+    mem.fact("f9", "The user likes hiking")
+    mem.plan("p1", "Look for a flat in Nanshan", context=["f1", "f9"])
+    mem.action("a1", "Call the Nanshan agent on Friday", context=["p1", "f9"])
+    report = mem.retract("f1")
+    assert report.invalidated == ["a1", "p1"]
+    assert [(q.head.id, q.premise.id) for q in judge.asked] == [("p1", "f1"), ("a1", "p1")]
+    assert judge.asked[1].premise_change == "no_longer_holds"
+
+
+def test_a_second_identical_revision_asks_nothing(tmp_path: Path) -> None:
+    judge = Scripted(depends)
+    for name in ("a.db", "b.db"):
+        mem = trip_memory(judge, tmp_path / name)
+        mem.retract("f1")
+        mem.close()
+    # the second store asked the same question; its answer came from the model again (each
+    # store caches its own), but inside one store nothing is asked twice
+    with Memory.open(tmp_path / "a.db", judge=judge) as mem:
+        mem.fact("f3", "The user flies to Osaka")
+        before = len(judge.asked)
+        mem.plan("p2", "Book a sushi dinner in Osaka", context=["f3", "f2"])
+        mem.retract("f3")
+        mem.supersede("f2", {"id": "f2b", "text": "The user likes ramen"})
+    assert len(judge.asked) > before
+
+
+def test_cached_answers_are_served_without_the_model(tmp_path: Path) -> None:
+    judge = Scripted(depends)
+    mem = trip_memory(judge, tmp_path / "m.db")
+    first = mem.retract("f1")
+    calls = mem.history()[-1].calls
+    mem.close()
+    # a copy of the store before the revision, revised again: the log's calls replay it
+    replay = ReplayJudge(calls)
+    again = trip_memory(None, tmp_path / "n.db")
+    again.judge = replay
+    second = again.retract("f1")
+    assert second.to_json() == first.to_json()
+    assert all(c.cached and c.attempts == 0 for c in again.history()[-1].calls)
+
+
+def test_the_budget_bounds_the_calls() -> None:
+    judge = Scripted(depends)
+    mem = Memory(judge=judge, judge_budget=JudgeBudget(calls=1), candidates=None)
+    mem.fact("f1", "The user flies to Tokyo")
+    mem.plan("p1", "Book a Tokyo hotel", context=["f1"])
+    mem.plan("p2", "Buy a Tokyo metro card", context=["f1"])
+    report = mem.retract("f1")
+    assert len(judge.asked) == 1
+    assert report.invalidated == ["p1"] and report.needs_confirmation == ["p2"]
+    flagged = [e for e in report.edges if e.decided_by is None]
+    assert [e.note for e in flagged] == ["not asked: the revision's judge budget is spent"]
+
+
+def test_logic_decides_before_the_judge_is_asked() -> None:
+    judge = Scripted(depends)
+    mem = Memory(judge=judge)
+    mem.fact("f1", "The user flies to Tokyo")
+    mem.fact("f2", "The user has a Tokyo office")
+    mem.plan("p1", "Book a Tokyo hotel", because=["f2"], context=["f1"])
+    report = mem.retract("f1")
+    assert judge.asked == [] and report.invalidated == [] and mem.truth("p1") is Truth.true
+    (j,) = [j for j in mem.justifications("p1") if j.origin is Origin.recovered]
+    assert j.checked == {"f1": EdgeCheck.independent}  # decided when it was written
+
+
+def test_an_asserted_fact_is_checked_against_the_stand_ins_it_may_defeat() -> None:
+    defeated = Scripted(depends)
+    mem = Memory(judge=defeated)
+    mem.fact("f1", "The user moves to Manchester for a job at Auto Trader")
+    mem.belief("b1", "The user pays the removal firm for the Manchester move out of pocket")
+    mem.fact("f2", "Auto Trader pays the removal firm for the Manchester move")
+    assert mem.truth("b1") is Truth.false
+    (q,) = [q for q in defeated.asked if q.head.id == "b1"]
+    assert (q.premise.id, q.premise_change) == ("f2", "asserted")
+    (j,) = mem.justifications("b1")
+    assert "f2" in j.unless
+    assert mem.retract("f2").restored == ["b1"]
+
+
+def test_without_a_judge_an_asserted_fact_defeats_nothing() -> None:
+    mem = Memory()
+    mem.fact("f1", "The user moves to Manchester for a job at Auto Trader")
+    mem.belief("b1", "The user pays the removal firm for the Manchester move out of pocket")
+    report = mem.fact("f2", "Auto Trader pays the removal firm for the Manchester move")
+    assert mem.truth("b1") is Truth.true and report.entry("b1") is None
