@@ -3,7 +3,8 @@ before or fully after the interrupted operation.
 
 Each trial copies a real SQLite store, starts a process that revises, supersedes, bulk-loads
 or imports into it (``store_worker.py``, or the real ``stategraph import`` command), and sends
-SIGKILL after a random delay within the operation's measured duration. The store is then
+SIGKILL after a random delay within the operation's measured duration (every other trial
+within its last 40%, where the writing and the commit happen). The store is then
 opened and checked: ``PRAGMA integrity_check``, ``Memory.verify_log()``, and a digest of every
 table but the log equal to the digest before the operation or after it ran to completion (the
 after-digest comes from an uninterrupted reference run of the same operation). A trial whose
@@ -126,7 +127,9 @@ class Harness:
         """Kill one run of ``op`` at a random moment; returns ``before``, ``after`` or
         ``completed``."""
         ref = self.reference(op)
-        delay = random.Random(f"{op}-{seed}").uniform(0, ref.seconds * 1.1)
+        # even trials: anywhere in the operation; odd ones: its last 40%, where it writes
+        low = 0.0 if seed % 2 == 0 else 0.6
+        delay = random.Random(f"{op}-{seed}").uniform(low * ref.seconds, ref.seconds * 1.05)
         store = self.root / f"{op}-{seed}.db"
         proc, started = self.start(op, store)
         time.sleep(max(0.0, delay - (time.perf_counter() - started)))
