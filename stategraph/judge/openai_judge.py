@@ -110,6 +110,10 @@ def _status_error(exc: openai.APIStatusError) -> str:
 class OpenAIJudge:
     """A :class:`~stategraph.judge.base.Judge` over an OpenAI-compatible endpoint.
 
+    The defaults suit chat models on OpenAI, vLLM, Ollama and llama.cpp. OpenAI's reasoning
+    models reject ``temperature`` and ``max_tokens``: pass ``temperature=None`` and
+    ``max_tokens=None`` for them.
+
     Args:
         model: the model name the server knows (part of every cache key).
         base_url: the endpoint, e.g. ``http://127.0.0.1:8080/v1``; None for the SDK's
