@@ -25,6 +25,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
+from stategraph import atom_index
 from stategraph.errors import InvalidChangeError, SelfJustificationError, UnknownStateError
 from stategraph.logic import IncrementalProgram
 from stategraph.model import Justification, State, Truth
@@ -133,6 +134,10 @@ class _Load:
                 )
         self.store.conn.executemany("INSERT INTO states VALUES (?,?,?,?,?,?,?,?)", rows)
         self.store.index_terms(indexed)
+        if any(st.atoms for st in indexed):
+            atom_index.write(self.store.conn, indexed)
+            # loaded as given, not linked: the next change with atoms links every memory
+            self.store.conn.execute("DELETE FROM meta WHERE key = 'setting:link_watches'")
 
     def read_justifications(self, justifications: Iterable[Justification]) -> None:
         """Validate and write the justifications, keeping each as integer codes."""

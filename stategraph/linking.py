@@ -35,15 +35,29 @@ over a state's atoms, which is what would otherwise grow without limit).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import clingo
 
 from stategraph.errors import InvalidInputError
-from stategraph.model import EdgeCheck, Justification, Origin
+from stategraph.grounding.packs import Firing
+from stategraph.model import EdgeCheck, Justification, Origin, State
 
-__all__ = ["Derivation", "Links", "RuleLinker", "parse_atom"]
+if TYPE_CHECKING:
+    from stategraph.policy import Policy
+    from stategraph.atom_index import LinkIndex, StoreInputs
+
+__all__ = [
+    "Derivation",
+    "Expander",
+    "IncrementalLinker",
+    "Links",
+    "RuleLinker",
+    "link_from_scratch",
+    "parse_atom",
+]
 
 
 def parse_atom(text: str, state_id: str = "") -> clingo.Symbol:
@@ -142,7 +156,7 @@ class RuleLinker:
             atoms_of: the atoms of every active state (facts and derived alike).
             derived: which of them are derived states (heads to justify).
         """
-        from stategraph.grounding.packs import Firing, derive
+        from stategraph.grounding.packs import derive
 
         carriers: dict[clingo.Symbol, list[str]] = {}
         symbols_of: dict[str, list[clingo.Symbol]] = {}
@@ -156,57 +170,89 @@ class RuleLinker:
         by_head: dict[clingo.Symbol, list[Firing]] = {}
         for f in derive(carriers, self._loaded, potential=True):
             by_head.setdefault(f.head, []).append(f)
-        memo: dict[clingo.Symbol, list[Derivation]] = {}
-
-        def through_rules(
-            atom: clingo.Symbol, visiting: frozenset[clingo.Symbol]
-        ) -> list[Derivation]:
-            out: dict[tuple[frozenset[str], frozenset[str]], Derivation] = {}
-            for f in by_head.get(atom, ()):
-                own = Derivation(frozenset(), blockers(f.unless, visiting | {atom}), (f.rule,))
-                parts = [expand(p, visiting | {atom}) for p in f.premises]
-                for combo in itertools.product(*parts):
-                    d = own
-                    for part in combo:
-                        d = d.join(part)
-                    _keep(out, d)
-                    if len(out) >= self.max_alternatives:
-                        return list(out.values())
-            return list(out.values())
-
-        def expand(atom: clingo.Symbol, visiting: frozenset[clingo.Symbol]) -> list[Derivation]:
-            if atom in carriers:
-                return [Derivation(frozenset((s,))) for s in carriers[atom]]
-            if atom in visiting:
-                return []
-            if atom not in memo:
-                memo[atom] = through_rules(atom, visiting)
-            return memo[atom]
-
-        def blockers(
-            atoms: Iterable[clingo.Symbol], visiting: frozenset[clingo.Symbol]
-        ) -> frozenset[str]:
-            return frozenset(s for u in atoms for d in expand(u, visiting) for s in d.premises)
-
+        expander = Expander(
+            lambda a: by_head.get(a, []), lambda a: carriers.get(a, []), self.max_alternatives
+        )
         links = Links()
         for head in sorted(derived):
-            head_atoms = symbols_of.get(head)
-            if not head_atoms:
-                continue
-            per_atom = [through_rules(sym, frozenset()) for sym in head_atoms]
-            ders: dict[tuple[frozenset[str], frozenset[str]], Derivation] = {}
-            for combo in itertools.product(*per_atom):
-                d = Derivation(frozenset())
+            found = expander.derivations(head, symbols_of.get(head, []))
+            if found:
+                links.derivations[head] = found
+        return links
+
+
+class Expander:
+    """Turns rule firings into derivations of a state's atoms from the states carrying atoms.
+
+    An atom some state carries stands for itself (it is not expanded further); any other atom
+    is expanded through the firings that derive it, and an ``unless`` atom into every state
+    that can derive it. At most ``max_alternatives`` distinct derivations are kept per atom,
+    and per state, in firing order.
+
+    Args:
+        firings_of: the firings deriving an atom, in :func:`derive`'s order.
+        carriers_of: the states carrying an atom, sorted by id.
+        max_alternatives: distinct derivations kept per atom and per state.
+    """
+
+    def __init__(
+        self,
+        firings_of: Callable[[clingo.Symbol], Sequence[Firing]],
+        carriers_of: Callable[[clingo.Symbol], Sequence[str]],
+        max_alternatives: int,
+    ) -> None:
+        self.firings_of = firings_of
+        self.carriers_of = carriers_of
+        self.max_alternatives = max_alternatives
+        self._memo: dict[clingo.Symbol, list[Derivation]] = {}
+
+    def derivations(self, head: str, atoms: Sequence[clingo.Symbol]) -> list[Derivation]:
+        """Every derivation of all of ``head``'s atoms, none through ``head`` itself."""
+        if not atoms:
+            return []
+        per_atom = [self._through_rules(sym, frozenset()) for sym in atoms]
+        ders: dict[tuple[frozenset[str], frozenset[str]], Derivation] = {}
+        for combo in itertools.product(*per_atom):
+            d = Derivation(frozenset())
+            for part in combo:
+                d = d.join(part)
+            if head in d.premises or head in d.unless:
+                continue  # a derivation through the state itself supports nothing
+            _keep(ders, d)
+            if len(ders) >= self.max_alternatives:
+                break
+        return list(ders.values())
+
+    def _through_rules(
+        self, atom: clingo.Symbol, visiting: frozenset[clingo.Symbol]
+    ) -> list[Derivation]:
+        out: dict[tuple[frozenset[str], frozenset[str]], Derivation] = {}
+        for f in self.firings_of(atom):
+            own = Derivation(frozenset(), self._blockers(f.unless, visiting | {atom}), (f.rule,))
+            parts = [self._expand(p, visiting | {atom}) for p in f.premises]
+            for combo in itertools.product(*parts):
+                d = own
                 for part in combo:
                     d = d.join(part)
-                if head in d.premises or head in d.unless:
-                    continue  # a derivation through the state itself supports nothing
-                _keep(ders, d)
-                if len(ders) >= self.max_alternatives:
-                    break
-            if ders:
-                links.derivations[head] = list(ders.values())
-        return links
+                _keep(out, d)
+                if len(out) >= self.max_alternatives:
+                    return list(out.values())
+        return list(out.values())
+
+    def _expand(self, atom: clingo.Symbol, visiting: frozenset[clingo.Symbol]) -> list[Derivation]:
+        carried = self.carriers_of(atom)
+        if carried:
+            return [Derivation(frozenset((s,))) for s in carried]
+        if atom in visiting:
+            return []
+        if atom not in self._memo:
+            self._memo[atom] = self._through_rules(atom, visiting)
+        return self._memo[atom]
+
+    def _blockers(
+        self, atoms: Iterable[clingo.Symbol], visiting: frozenset[clingo.Symbol]
+    ) -> frozenset[str]:
+        return frozenset(s for u in atoms for d in self._expand(u, visiting) for s in d.premises)
 
 
 def _keep(out: dict[tuple[frozenset[str], frozenset[str]], Derivation], d: Derivation) -> None:
@@ -221,3 +267,83 @@ def _keep(out: dict[tuple[frozenset[str], frozenset[str]], Derivation], d: Deriv
         out[key] = Derivation(old.premises, old.unless, tuple(sorted({*old.rules, *d.rules})))
     else:
         out[key] = d
+
+
+class IncrementalLinker:
+    """Links only what a change can affect (``incremental_linker.v1``), through the store's
+    atom index (:mod:`stategraph.atom_index`).
+
+    The memories a change relinks are the derived ones it adds, and those whose last linking
+    looked up a pattern one of the new atoms matches, or a ``next_date`` the new dates move.
+    Each is linked by evaluating the packs top-down from its atoms (:mod:`stategraph.topdown`),
+    which gives exactly the derivations :class:`RuleLinker` finds from scratch for it: the
+    property suite holds the two to that, change after change.
+
+    Args:
+        packs: rule pack names.
+        max_alternatives: as for :class:`RuleLinker`.
+
+    Raises:
+        ValueError: when the packs cannot be evaluated top-down (a recursive predicate); link
+            those from scratch with :class:`RuleLinker`.
+    """
+
+    name = "stategraph.incremental_linker.v1"
+
+    def __init__(self, packs: Sequence[str], max_alternatives: int = 64) -> None:
+        from stategraph.grounding.packs import load_pack
+        from stategraph.topdown import compile_packs
+
+        self.packs = tuple(packs)
+        self.program = compile_packs([load_pack(p) for p in self.packs])
+        self.max_alternatives = max_alternatives
+
+    def affected(
+        self, index: LinkIndex, inputs: StoreInputs, new: Iterable[clingo.Symbol]
+    ) -> set[str]:
+        """The stored memories whose derivations the new atoms may change."""
+        from stategraph.topdown import pattern_keys
+
+        keys = {k for atom in set(new) for k in pattern_keys(atom)}
+        keys.update(inputs.changed_next_dates())
+        return index.watchers(keys)
+
+    def link(
+        self, inputs: StoreInputs, heads: Mapping[str, Sequence[clingo.Symbol]]
+    ) -> tuple[Links, dict[str, frozenset[str]]]:
+        """The derivations of these memories (by their atoms, in order), and for each the
+        lookup keys its linking evaluated (what to watch)."""
+        from stategraph.topdown import Goals, pattern_keys
+
+        goals = Goals(self.program, inputs)
+
+        def carriers(atom: clingo.Symbol) -> list[str]:
+            goals.note(pattern_keys(atom)[-1])
+            return inputs.carriers(atom)
+
+        links = Links()
+        watches: dict[str, frozenset[str]] = {}
+        for head in sorted(heads):
+            with goals.watch() as keys:
+                expander = Expander(goals.firings, carriers, self.max_alternatives)
+                found = expander.derivations(head, heads[head])
+            watches[head] = frozenset(keys)
+            if found:
+                links.derivations[head] = found
+        return links, watches
+
+
+def link_from_scratch(
+    states: Iterable[State], packs: Sequence[str], policy: Policy
+) -> list[Justification]:
+    """The rule justifications linking gives a store's states from scratch: the reference
+    incremental linking is held to (``tests/properties/test_linking.py``).
+
+    Every state with atoms takes part, retracted and superseded ones too, as in linking.
+    """
+    with_atoms = [s for s in states if s.atoms]
+    if not packs or not with_atoms:
+        return []
+    derived = [s.id for s in with_atoms if not policy.is_exogenous(s)]
+    links = RuleLinker(packs).link({s.id: s.atoms for s in with_atoms}, derived)
+    return links.justifications()

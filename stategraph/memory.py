@@ -280,7 +280,7 @@ class Memory:
         """
         change = _validated(Change, change, "change")
         with _paused_gc():
-            change, compatible = self._preparer.prepare(change)
+            change, compatible, link = self._preparer.prepare(change)
 
             def solve(change: Change) -> tuple[Revision, SupportGraph]:
                 cone = self.store.cone(seeds(change))
@@ -305,6 +305,7 @@ class Memory:
                     facts,
                 )
                 rev, calls = settled.revision, settled.calls
+            rev.writes.link = link
             self.store.commit(rev, self.config, calls)
         return rev.report
 

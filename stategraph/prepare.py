@@ -18,12 +18,23 @@ linking (only the firings the new atoms take part in) is the way to lift this.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from stategraph.candidates import CandidateProposer
-from stategraph.linking import Links, RuleLinker
+from stategraph.linking import IncrementalLinker, Links, RuleLinker, parse_atom
 from stategraph.model import Change, EdgeCheck, Justification, Origin, State
 from stategraph.policy import Policy
+from stategraph.revise import LinkWrites
 from stategraph.store import Store
+
+if TYPE_CHECKING:
+    from stategraph.atom_index import LinkIndex
+
+_WATCHES = "link_watches"
+"""The setting naming the packs for which every linked memory's watches are recorded."""
+
+_REPLACEABLE = frozenset({Origin.recovered, Origin.assumed, Origin.rule})
+"""Origins a rule derivation with the same premises replaces (or refreshes)."""
 
 __all__ = ["Preparer"]
 
@@ -54,18 +65,27 @@ class Preparer:
         self.store = store
         self.policy = policy
         self.grounder = grounder
+        self.rules = tuple(rules)
         self.linker: RuleLinker | None = RuleLinker(rules) if rules else None
+        self.incremental: IncrementalLinker | None = None
+        if rules:
+            try:
+                self.incremental = IncrementalLinker(rules)
+            except ValueError:  # recursive packs: link from scratch
+                self.incremental = None
+        self._link_index: LinkIndex | None = None
         self.proposer = proposer
         self.assume = assume
 
-    def prepare(self, change: Change) -> tuple[Change, frozenset[str]]:
-        """The completed change, and the ids of compatibly superseded states."""
-        change, links, compatible = self.link(self.ground(change))
+    def prepare(self, change: Change) -> tuple[Change, frozenset[str], LinkWrites]:
+        """The completed change, the ids of compatibly superseded states, and what the
+        store's atom index must record with it."""
+        change, links, compatible, writes = self.link(self.ground(change))
         change = self.replace_stand_ins(self.propose(change))
         checked = tuple(self.check(j, change, links) for j in change.add_justifications)
         if checked != change.add_justifications:
             change = change.model_copy(update={"add_justifications": checked})
-        return change, compatible
+        return change, compatible, writes
 
     def propose(self, change: Change) -> Change:
         """Give each derived state asserted without a basis its candidates, or an assumption.
@@ -167,28 +187,26 @@ class Preparer:
             }
         )
 
-    def link(self, change: Change) -> tuple[Change, Links | None, frozenset[str]]:
+    def link(self, change: Change) -> tuple[Change, Links | None, frozenset[str], LinkWrites]:
         """Add rule justifications; find compatible supersessions."""
         new_states = [*change.assert_, *(s.with_ for s in change.supersede)]
         links = None
         added: list[Justification] = []
         stale: list[Justification] = []
+        writes = LinkWrites()
         if self.linker is not None and any(s.atoms for s in new_states):
-            # Link over every state with atoms, retracted ones too: they are false, so a
-            # justification citing one fails and one blocked by one is free, as it should be;
-            # the rule justifications of a head are then a function of the store's atoms.
-            states = {s.id: s for s in self.store.with_atoms()}
-            states.update({s.id: s for s in new_states})
-            derived = [s for s, st in states.items() if not self.policy.is_exogenous(st)]
-            links = self.linker.link({s: st.atoms for s, st in states.items()}, derived)
+            links, heads, writes = self._link(new_states)
             produced = {j.key: j for j in links.justifications()}
-            known = self.store.existing(produced)
-            added = [j for k, j in produced.items() if k not in known]
-            stale = [
+            stored = {j.key: j for j in self.store.justifications_for(heads)}
+            # A rule derivation with the premises of a candidate or an assumption confirms
+            # it (it becomes the rule justification); one the writer declared, or a judge or
+            # a reviewer recorded, stays as it is.
+            added = [
                 j
-                for j in self.store.justifications_for(derived)
-                if j.origin is Origin.rule and j.key not in produced
+                for k, j in produced.items()
+                if k not in stored or (stored[k].origin in _REPLACEABLE and stored[k] != j)
             ]
+            stale = [j for k, j in stored.items() if j.origin is Origin.rule and k not in produced]
         compatible = frozenset(
             s.id
             for s in change.supersede
@@ -197,12 +215,63 @@ class Preparer:
             & {j.head for j in added if s.with_.id in j.premises}
         )
         if not added and not stale:
-            return change, links, compatible
+            return change, links, compatible, writes
         update = {
             "add_justifications": change.add_justifications + tuple(added),
             "remove_justifications": change.remove_justifications + tuple(stale),
         }
-        return change.model_copy(update=update), links, compatible
+        return change.model_copy(update=update), links, compatible, writes
+
+    def _link(self, new_states: list[State]) -> tuple[Links, list[str], LinkWrites]:
+        """The derivations of every memory the new states can affect, which memories those
+        are, and what the index must record.
+
+        Incrementally where the store has an atom index whose watches are complete for these
+        packs; otherwise every memory with atoms is linked from scratch (and, where there is
+        an index, its watches recorded so that the next change is incremental).
+        """
+        assert self.linker is not None
+        index = self._index()
+        if index is None or self.incremental is None:
+            # Link over every state with atoms, retracted ones too: they are false, so a
+            # justification citing one fails and one blocked by one is free, as it should be;
+            # the rule justifications of a head are then a function of the store's atoms.
+            states = {s.id: s for s in self.store.with_atoms()}
+            states.update({s.id: s for s in new_states})
+            derived = [s for s, st in states.items() if not self.policy.is_exogenous(st)]
+            links = self.linker.link({s: st.atoms for s, st in states.items()}, derived)
+            return links, derived, LinkWrites()
+        from stategraph.atom_index import StoreInputs
+
+        new = {s.id: [parse_atom(a, s.id) for a in s.atoms] for s in new_states if s.atoms}
+        inputs = StoreInputs(index, new)
+        complete = self.store.get_setting(_WATCHES) == list(self.rules)
+        heads: dict[str, State] = {
+            s.id: s for s in new_states if s.atoms and not self.policy.is_exogenous(s)
+        }
+        if complete:
+            found = self.incremental.affected(index, inputs, (a for v in new.values() for a in v))
+            stored = self.store.subgraph(found - heads.keys(), full=True)
+            heads.update({sid: st for sid, st in stored.states.items() if st.atoms})
+        else:
+            for st in self.store.with_atoms():
+                if not self.policy.is_exogenous(st):
+                    heads.setdefault(st.id, st)
+        atoms = {sid: [parse_atom(a, sid) for a in st.atoms] for sid, st in heads.items()}
+        links, watches = self.incremental.link(inputs, atoms)
+        return links, sorted(heads), LinkWrites(watches, None if complete else self.rules)
+
+    def _index(self) -> LinkIndex | None:
+        """The store's atom index, where it keeps one (the SQLite store does)."""
+        from stategraph.store import SQLiteStore
+
+        if not isinstance(self.store, SQLiteStore):
+            return None
+        if self._link_index is None:
+            from stategraph.atom_index import LinkIndex
+
+            self._link_index = LinkIndex(self.store.conn)
+        return self._link_index
 
     def check(self, j: Justification, change: Change, links: Links | None) -> Justification:
         """Classify the candidate premises of a recovered justification, where logic can."""

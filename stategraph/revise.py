@@ -52,7 +52,22 @@ from stategraph.model import (
 )
 from stategraph.policy import Policy
 
-__all__ = ["Revision", "Writes", "revise", "seeds", "validate"]
+__all__ = ["LinkWrites", "Revision", "Writes", "revise", "seeds", "validate"]
+
+
+@dataclass(frozen=True)
+class LinkWrites:
+    """What the store's atom index records with a revision (:mod:`stategraph.atom_index`).
+
+    Attributes:
+        watches: the lookup keys each relinked memory's linking evaluated (replacing its
+            old ones).
+        complete: the packs for which every linked memory's watches are now recorded (set
+            after a change that linked every memory), or None to leave that as it is.
+    """
+
+    watches: dict[str, frozenset[str]] = field(default_factory=dict)
+    complete: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -68,6 +83,8 @@ class Writes:
     """``(src, head)`` pairs no justification of ``head`` cites any more."""
     follow: list[tuple[int, str, str]] = field(default_factory=list)
     """``(open, src, head)`` for every edge into a solved state (see :class:`Cone`)."""
+    link: LinkWrites = field(default_factory=LinkWrites)
+    """What the atom index records (set by the caller that linked the change)."""
 
 
 class Loader(Protocol):

@@ -49,7 +49,20 @@ from stategraph.errors import ResourceNotFoundError
 from stategraph.grounding.errors import RulePackError
 from stategraph.resources import list_resources, read_text
 
-__all__ = ["BUILTINS", "Firing", "RulePack", "builtin_facts", "derive", "list_packs", "load_pack"]
+__all__ = [
+    "BUILTINS",
+    "NEXT_DATE_HORIZON",
+    "Firing",
+    "RulePack",
+    "builtin_facts",
+    "derive",
+    "firing_order",
+    "is_date",
+    "list_packs",
+    "load_pack",
+    "next_event",
+    "static_atoms",
+]
 
 _FIRED = "__sg_fired"
 _Fired = tuple[str, clingo.Symbol, tuple[clingo.Symbol, ...], tuple[clingo.Symbol, ...]]
@@ -318,7 +331,7 @@ def _static_atoms(
     return static
 
 
-_NEXT_DATE_HORIZON = 400
+NEXT_DATE_HORIZON = 400
 """Days after ``D`` within which ``next_date`` looks for an event (about a year)."""
 
 _YEARLESS = re.compile(r"^--(?P<m>\d{2})(?:-(?P<d>\d{2}))?$")
@@ -384,6 +397,31 @@ def _days_until(start: _Date, end: _Date) -> int | None:
     return None
 
 
+def is_date(value: str) -> bool:
+    """True for a string :func:`builtin_facts` reads as a date."""
+    return _parse_date(value) is not None
+
+
+def next_event(date: str, events: Iterable[str]) -> tuple[int, str] | None:
+    """``(days, event)``: the event date on or after ``date`` that comes first (ties: the
+    smallest string), within about a year; None when there is none. What ``next_date/4``
+    states for ``date`` and a predicate whose inputs carry the ``events``."""
+    parsed = _parse_date(date)
+    if parsed is None:
+        return None
+    best: tuple[int, str] | None = None
+    for event in events:
+        other = _parse_date(event)
+        if other is None:
+            continue
+        days = _days_until(parsed, other)
+        if days is not None and (best is None or (days, event) < best):
+            best = (days, event)
+    if best is None or best[0] > NEXT_DATE_HORIZON:
+        return None
+    return best
+
+
 def builtin_facts(inputs: Iterable[clingo.Symbol]) -> set[clingo.Symbol]:
     """The :data:`BUILTINS` facts that describe a set of input atoms.
 
@@ -406,13 +444,9 @@ def builtin_facts(inputs: Iterable[clingo.Symbol]) -> set[clingo.Symbol]:
                 dates[arg.string] = parsed
                 by_predicate.setdefault(atom.name, set()).add(arg.string)
     for predicate, event_dates in sorted(by_predicate.items()):
-        for date, parsed in dates.items():
-            best: tuple[int, str] | None = None
-            for event in event_dates:
-                days = _days_until(parsed, dates[event])
-                if days is not None and (best is None or (days, event) < best):
-                    best = (days, event)
-            if best is None or best[0] > _NEXT_DATE_HORIZON:
+        for date in dates:
+            best = next_event(date, event_dates)
+            if best is None:
                 continue
             out.add(
                 clingo.Function(
@@ -446,18 +480,53 @@ def derive(
             justification already in place.
 
     Returns:
-        The firings, sorted by head, rule and premises. Firings that follow from pack
-        knowledge alone (``contains(metformin,metformin)``) are left out, and so are firings
-        that pack knowledge blocks (a ``not`` on a static fact); only firings that depend on
-        the inputs are returned.
+        The firings, sorted by head, rule, premises and ``unless`` atoms. Firings that follow
+        from pack knowledge alone (``contains(metformin,metformin)``) are left out, and so are
+        firings that pack knowledge blocks (a ``not`` on a static fact); only firings that
+        depend on the inputs are returned.
 
     Raises:
         RulePackError: when a pack is unknown, malformed or unsafe, or the packs together are
             not stratified (more than one answer).
     """
+    inputs = set(atoms)
+    fired, facts, builtins = _ground(inputs, packs, potential)
+    static = _static_atoms(fired, facts | (builtins - inputs), inputs)
+    out = {
+        Firing(
+            rule,
+            head,
+            tuple(p for p in pos if p not in static),
+            tuple(n for n in neg if f"{n.name}/{len(n.arguments)}" not in BUILTINS),
+        )
+        for rule, head, pos, neg in fired
+        # Pack knowledge under `not` is decided here: a rule blocked by a static fact never
+        # fires (`not is_substitute(M)` for a known substitute), whatever the memories say.
+        if head not in static and not any(n in static for n in neg)
+    }
+    return sorted(out, key=firing_order)
+
+
+def firing_order(f: Firing) -> tuple[str, str, list[str], list[str]]:
+    """The order :func:`derive` returns firings in (and linking expands them in)."""
+    return (str(f.head), f.rule, [str(p) for p in f.premises], [str(u) for u in f.unless])
+
+
+@functools.cache
+def static_atoms(packs: tuple[str, ...]) -> frozenset[clingo.Symbol]:
+    """Pack knowledge with no input at all: the static facts and what follows from them alone
+    through rules without ``not`` (what :func:`derive` leaves out of premises when no input
+    atom is one of them)."""
+    fired, facts, _builtins = _ground(set(), packs, True)
+    return frozenset(_static_atoms(fired, facts, set()))
+
+
+def _ground(
+    inputs: set[clingo.Symbol], packs: Sequence[str | RulePack], potential: bool
+) -> tuple[list[_Fired], set[clingo.Symbol], set[clingo.Symbol]]:
+    """Ground the packs over the inputs: the firings, the packs' static facts, the builtins."""
     loaded = [p if isinstance(p, RulePack) else load_pack(p) for p in packs]
     names = "+".join(p.name for p in loaded) or "<none>"
-    inputs = set(atoms)
     messages: list[str] = []
     ctl = clingo.Control(["--warn=none"], logger=lambda _c, m: messages.append(m))
     try:
@@ -489,17 +558,4 @@ def derive(
             fired.append((rule.string, head, tuple(pos.arguments), tuple(neg.arguments)))
         elif symbol.match(_STATIC, 1):
             facts.add(symbol.arguments[0])
-    static = _static_atoms(fired, facts | (builtins - inputs), inputs)
-    out = {
-        Firing(
-            rule,
-            head,
-            tuple(p for p in pos if p not in static),
-            tuple(n for n in neg if f"{n.name}/{len(n.arguments)}" not in BUILTINS),
-        )
-        for rule, head, pos, neg in fired
-        # Pack knowledge under `not` is decided here: a rule blocked by a static fact never
-        # fires (`not is_substitute(M)` for a known substitute), whatever the memories say.
-        if head not in static and not any(n in static for n in neg)
-    }
-    return sorted(out, key=lambda f: (str(f.head), f.rule, [str(p) for p in f.premises]))
+    return fired, facts, builtins

@@ -1,0 +1,605 @@
+"""Goal-directed evaluation of the rule packs: the firings that derive one atom.
+
+:func:`~stategraph.grounding.packs.derive` grounds the packs over *every* input atom with
+clingo, which is what linking a whole store from scratch needs and what one new memory must
+not pay for. This module answers the narrower question linking asks per derived memory,
+"which rule instances derive this atom?", by evaluating the packs top-down from the atom,
+reading input atoms through an index (:class:`Inputs`): a rule whose head matches is joined
+body literal by body literal, each literal looked up with the arguments bound so far, and a
+literal over a derived predicate is solved the same way. Every lookup's pattern is recorded
+(:attr:`Goals.keys`), which is how incremental linking knows that a new input atom can change
+this memory's derivations: it matches one of the patterns.
+
+The answers are exactly :func:`~stategraph.grounding.packs.derive`'s in ``potential`` mode,
+restricted to the asked atoms: the same rule instances (a positive body literal holds when its
+atom is in the least model of the inputs, the packs' static facts and the builtins; ``not``
+over a builtin is evaluated; any other ``not`` is recorded as an ``unless`` atom), the same
+premises (body order, without static and builtin atoms), the same order. The property suite
+holds the two to that (``tests/properties/test_linking.py``).
+
+Supported rule shapes are those :class:`~stategraph.grounding.packs.RulePack` accepts: normal
+rules over terms built from variables, constants and functions, with comparisons. Packs whose
+predicates depend on themselves (recursion) are refused by :func:`compile_packs`; the linker
+then links from scratch.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
+
+import clingo
+from clingo import ast
+
+from stategraph.grounding.packs import (
+    BUILTINS,
+    Firing,
+    RulePack,
+    firing_order,
+    is_date,
+    next_event,
+    static_atoms,
+)
+
+__all__ = [
+    "AtomSet",
+    "Goals",
+    "Inputs",
+    "PackProgram",
+    "atom_key",
+    "compile_packs",
+    "next_date_key",
+    "pattern_keys",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    """A variable of a rule."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Fun:
+    """A function term (``name`` empty for a tuple) whose arguments are not all ground."""
+
+    name: str
+    args: tuple[Term, ...]
+
+
+Term = Var | Fun | clingo.Symbol
+T = TypeVar("T")
+Binding = dict[str, clingo.Symbol]
+
+_COMPARE: dict[ast.ComparisonOperator, Callable[[clingo.Symbol, clingo.Symbol], bool]] = {
+    ast.ComparisonOperator.Equal: operator.eq,
+    ast.ComparisonOperator.NotEqual: operator.ne,
+    ast.ComparisonOperator.LessThan: operator.lt,
+    ast.ComparisonOperator.LessEqual: operator.le,
+    ast.ComparisonOperator.GreaterThan: operator.gt,
+    ast.ComparisonOperator.GreaterEqual: operator.ge,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One pack rule, compiled.
+
+    Attributes:
+        id: ``"pack:line"``, as firings name it.
+        head: the head atom.
+        pos: the positive body literals, in body order (builtins included).
+        neg: the atoms under ``not``, in body order.
+        cmps: the comparisons, as ``(test, left, right)``.
+    """
+
+    id: str
+    head: Fun | clingo.Symbol
+    pos: tuple[Fun | clingo.Symbol, ...]
+    neg: tuple[Fun | clingo.Symbol, ...]
+    cmps: tuple[tuple[Callable[[clingo.Symbol, clingo.Symbol], bool], Term, Term], ...]
+
+
+@dataclass(frozen=True)
+class PackProgram:
+    """A set of packs compiled for top-down evaluation.
+
+    Attributes:
+        names: the packs.
+        rules: by head signature ``(name, arity)``.
+        static: the packs' static atoms (:func:`~stategraph.grounding.packs.static_atoms`),
+            by signature.
+        derived: signatures some rule derives.
+    """
+
+    names: tuple[str, ...]
+    rules: dict[tuple[str, int], tuple[Rule, ...]]
+    static: dict[tuple[str, int], frozenset[clingo.Symbol]]
+    derived: frozenset[tuple[str, int]]
+
+    def is_static(self, atom: clingo.Symbol) -> bool:
+        """True for pack knowledge."""
+        return atom in self.static.get((atom.name, len(atom.arguments)), ())
+
+
+class Inputs(Protocol):
+    """The input atoms (every atom some memory carries) and the builtins over them."""
+
+    def matching(
+        self, name: str, arity: int, bound: dict[int, clingo.Symbol]
+    ) -> Sequence[clingo.Symbol]:
+        """Input atoms ``name/arity`` whose arguments at the bound positions are these."""
+        ...
+
+    def is_input(self, atom: clingo.Symbol) -> bool:
+        """True when some memory carries the atom."""
+        ...
+
+    def next_date(self, date: str, predicate: str) -> tuple[int, str] | None:
+        """``(days, event)`` of ``next_date(date, predicate, event, days)``, if it holds."""
+        ...
+
+
+def _term(node: ast.AST) -> Term:
+    kind = node.ast_type
+    if kind == ast.ASTType.Variable:
+        return Var(node.name)
+    if kind == ast.ASTType.SymbolicTerm:
+        return node.symbol  # type: ignore[no-any-return]
+    if kind == ast.ASTType.Function and not node.external:
+        args = tuple(_term(a) for a in node.arguments)
+        if all(isinstance(a, clingo.Symbol) for a in args):
+            return clingo.Function(node.name, list(args))  # type: ignore[arg-type]
+        return Fun(node.name, args)
+    raise ValueError(f"unsupported term {node}")
+
+
+def _atom(node: ast.AST) -> Fun | clingo.Symbol:
+    term = _term(node)
+    if isinstance(term, Var):
+        raise ValueError(f"an atom cannot be a variable: {node}")
+    return term
+
+
+def _signature(atom: Fun | clingo.Symbol) -> tuple[str, int]:
+    args = atom.args if isinstance(atom, Fun) else atom.arguments
+    return (atom.name, len(args))
+
+
+def compile_packs(packs: Sequence[RulePack]) -> PackProgram:
+    """Compile packs for top-down evaluation.
+
+    Raises:
+        ValueError: when a rule uses a term this evaluator does not support, or a predicate
+            depends on itself (the caller then links from scratch with clingo).
+    """
+    rules: dict[tuple[str, int], list[Rule]] = {}
+    for pack in packs:
+        for stm in pack.statements:
+            if stm.ast_type != ast.ASTType.Rule or not stm.body:
+                continue
+            head = _atom(stm.head.atom.symbol)
+            if head.name.startswith("__sg_"):
+                continue
+            pos, neg, cmps = [], [], []
+            for lit in stm.body:
+                if lit.atom.ast_type == ast.ASTType.Comparison:
+                    left = _term(lit.atom.term)
+                    for guard in lit.atom.guards:
+                        right = _term(guard.term)
+                        cmps.append((_COMPARE[guard.comparison], left, right))
+                        left = right
+                elif lit.sign == ast.Sign.NoSign:
+                    pos.append(_atom(lit.atom.symbol))
+                else:
+                    neg.append(_atom(lit.atom.symbol))
+            rule = Rule(
+                f"{pack.name}:{stm.location.begin.line}",
+                head,
+                tuple(pos),
+                tuple(neg),
+                tuple(cmps),
+            )
+            rules.setdefault(_signature(head), []).append(rule)
+    _check_acyclic(rules)
+    static: dict[tuple[str, int], set[clingo.Symbol]] = {}
+    for atom in static_atoms(tuple(p.name for p in packs)):
+        static.setdefault((atom.name, len(atom.arguments)), set()).add(atom)
+    return PackProgram(
+        tuple(p.name for p in packs),
+        {k: tuple(v) for k, v in rules.items()},
+        {k: frozenset(v) for k, v in static.items()},
+        frozenset(rules),
+    )
+
+
+def _check_acyclic(rules: dict[tuple[str, int], list[Rule]]) -> None:
+    state: dict[tuple[str, int], int] = {}
+
+    def visit(sig: tuple[str, int]) -> None:
+        if state.get(sig) == 2:
+            return
+        if state.get(sig) == 1:
+            raise ValueError(f"{sig[0]}/{sig[1]} depends on itself")
+        state[sig] = 1
+        for rule in rules.get(sig, ()):
+            for lit in (*rule.pos, *rule.neg):
+                if _signature(lit) in rules:
+                    visit(_signature(lit))
+        state[sig] = 2
+
+    for sig in sorted(rules):
+        visit(sig)
+
+
+def _ground(term: Term, b: Binding) -> clingo.Symbol | None:
+    if isinstance(term, clingo.Symbol):
+        return term
+    if isinstance(term, Var):
+        return b.get(term.name)
+    args = []
+    for a in term.args:
+        g = _ground(a, b)
+        if g is None:
+            return None
+        args.append(g)
+    return clingo.Function(term.name, args)
+
+
+def _unify(term: Term, sym: clingo.Symbol, b: Binding) -> Binding | None:
+    """``b`` extended so that ``term`` equals ``sym``, or None."""
+    if isinstance(term, clingo.Symbol):
+        return b if term == sym else None
+    if isinstance(term, Var):
+        if term.name in b:
+            return b if b[term.name] == sym else None
+        return {**b, term.name: sym}
+    if sym.type is not clingo.SymbolType.Function or sym.name != term.name:
+        return None
+    if len(sym.arguments) != len(term.args):
+        return None
+    for a, s in zip(term.args, sym.arguments, strict=True):
+        found = _unify(a, s, b)
+        if found is None:
+            return None
+        b = found
+    return b
+
+
+def _bound(atom: Fun | clingo.Symbol, b: Binding) -> dict[int, clingo.Symbol]:
+    args = atom.args if isinstance(atom, Fun) else atom.arguments
+    out = {}
+    for i, a in enumerate(args):
+        g = _ground(a, b)
+        if g is not None:
+            out[i] = g
+    return out
+
+
+def atom_key(name: str, arity: int, bound: dict[int, clingo.Symbol]) -> str:
+    """The key of a lookup pattern: ``name/arity`` and each bound position's value."""
+    parts = [f"{name}/{arity}", *(f"{i}={bound[i]}" for i in sorted(bound))]
+    return "|".join(parts)
+
+
+def pattern_keys(atom: clingo.Symbol) -> list[str]:
+    """The key of every lookup pattern a ground atom matches (each subset of its arguments
+    bound): a new input atom concerns exactly the memories watching one of these."""
+    args = atom.arguments
+    keys = []
+    for mask in range(1 << len(args)):
+        bound = {i: a for i, a in enumerate(args) if mask >> i & 1}
+        keys.append(atom_key(atom.name, len(args), bound))
+    return keys
+
+
+def next_date_key(date: str, predicate: str) -> str:
+    """The key of a ``next_date`` lookup for one date and event predicate (date first, so
+    that every lookup of one date shares a prefix)."""
+    return f"next_date|{date}|{predicate}"
+
+
+@dataclass
+class Goals:
+    """Top-down evaluation over one set of inputs, memoized for one linking pass.
+
+    Attributes:
+        program: the compiled packs.
+        inputs: the input atoms and builtins.
+        keys: every lookup pattern evaluated so far (:func:`atom_key`, :func:`next_date_key`).
+    """
+
+    program: PackProgram
+    inputs: Inputs
+    keys: set[str] = field(default_factory=set)
+    _memo: dict[tuple[str, object], tuple[object, frozenset[str]]] = field(default_factory=dict)
+    _stack: list[set[str]] = field(default_factory=list)
+
+    @contextmanager
+    def watch(self) -> Iterator[set[str]]:
+        """Collect the lookup keys of everything evaluated inside the block, memoized parts
+        included: what the results computed there depend on."""
+        self._stack.append(set())
+        try:
+            yield self._stack[-1]
+        finally:
+            keys = self._stack.pop()
+            self._note_all(keys)
+
+    def note(self, key: str) -> None:
+        """Record a lookup made outside the evaluator (a carrier lookup by the linker)."""
+        self._note(key)
+
+    def _note(self, key: str) -> None:
+        (self._stack[-1] if self._stack else self.keys).add(key)
+
+    def _note_all(self, keys: Iterable[str]) -> None:
+        (self._stack[-1] if self._stack else self.keys).update(keys)
+
+    def _cached(self, kind: str, arg: object, compute: Callable[[], T]) -> T:
+        """Memoize ``compute`` with the keys it looked up, replayed on every later hit."""
+        hit = self._memo.get((kind, arg))
+        if hit is not None:
+            self._note_all(hit[1])
+            return hit[0]  # type: ignore[return-value]
+        self._stack.append(set())
+        try:
+            value = compute()
+        finally:
+            keys = self._stack.pop()
+        self._memo[kind, arg] = (value, frozenset(keys))
+        self._note_all(keys)
+        return value
+
+    def firings(self, atom: clingo.Symbol) -> list[Firing]:
+        """Every rule instance that derives ``atom`` (in :func:`derive`'s order), as
+        :func:`derive` reports it: none for pack knowledge; premises without pack knowledge
+        or builtins; none blocked by pack knowledge."""
+        return self._cached("firings", atom, lambda: self._compute_firings(atom))
+
+    def _compute_firings(self, atom: clingo.Symbol) -> list[Firing]:
+        out: set[Firing] = set()
+        if not self.is_static(atom):
+            for rule, pos, neg in self._instances(atom):
+                if any(self.is_static(n) for n in neg):
+                    continue
+                premises = tuple(p for p in pos if not self.is_static(p))
+                unless = tuple(n for n in neg if not _is_builtin(n))
+                out.add(Firing(rule.id, atom, premises, unless))
+        return sorted(out, key=firing_order)
+
+    def is_static(self, atom: clingo.Symbol) -> bool:
+        """Pack knowledge: a static fact or builtin that no memory carries, or an atom that
+        follows from such atoms alone through a rule without ``not``."""
+        return self._cached("static", atom, lambda: self._compute_static(atom))
+
+    def _compute_static(self, atom: clingo.Symbol) -> bool:
+        if _is_builtin(atom):
+            found = self._builtin_holds(atom)
+        elif self.program.is_static(atom):
+            found = not self._carried(atom)
+        elif (atom.name, len(atom.arguments)) in self.program.derived:
+            found = not self._carried(atom) and any(
+                not neg and all(self.is_static(p) for p in pos)
+                for _rule, pos, neg in self._instances(atom)
+            )
+        else:
+            found = False
+        return found
+
+    def _carried(self, atom: clingo.Symbol) -> bool:
+        self._note(pattern_keys(atom)[-1])
+        return self.inputs.is_input(atom)
+
+    def _builtin_holds(self, atom: clingo.Symbol) -> bool:
+        if atom.name == "mentioned":
+            return self._carried(atom.arguments[0])
+        date, pred, event, days = atom.arguments
+        if date.type is not clingo.SymbolType.String:
+            return False
+        self._note(next_date_key(date.string, str(pred)))
+        found = self.inputs.next_date(date.string, str(pred))
+        return found is not None and (clingo.String(found[1]), clingo.Number(found[0])) == (
+            event,
+            days,
+        )
+
+    def _instances(
+        self, atom: clingo.Symbol
+    ) -> list[tuple[Rule, list[clingo.Symbol], list[clingo.Symbol]]]:
+        """The rule instances deriving ``atom`` in the potential model: every positive body
+        literal holds there and no ``not`` over a builtin does; with the ground positive
+        and negated atoms, in body order."""
+        return self._cached("instances", atom, lambda: self._compute_instances(atom))
+
+    def _compute_instances(
+        self, atom: clingo.Symbol
+    ) -> list[tuple[Rule, list[clingo.Symbol], list[clingo.Symbol]]]:
+        found: list[tuple[Rule, list[clingo.Symbol], list[clingo.Symbol]]] = []
+        for rule in self.program.rules.get((atom.name, len(atom.arguments)), ()):
+            b = _unify(rule.head, atom, {})
+            if b is None:
+                continue
+            for full in self._join(list(rule.pos), list(rule.cmps), b):
+                pos = [_ground(lit, full) for lit in rule.pos]
+                neg = [_ground(lit, full) for lit in rule.neg]
+                if any(a is None for a in (*pos, *neg)):  # unsafe: clingo refuses it too
+                    continue
+                ground_pos = [a for a in pos if a is not None]
+                ground_neg = [a for a in neg if a is not None]
+                if any(_is_builtin(n) and self._builtin_holds(n) for n in ground_neg):
+                    continue
+                found.append((rule, ground_pos, ground_neg))
+        return found
+
+    def _join(
+        self,
+        pending: list[Fun | clingo.Symbol],
+        cmps: list[tuple[Callable[[clingo.Symbol, clingo.Symbol], bool], Term, Term]],
+        b: Binding,
+    ) -> Iterator[Binding]:
+        """Every binding of the positive literals (and comparisons) extending ``b``."""
+        for i, (test, left, right) in enumerate(cmps):
+            lv, rv = _ground(left, b), _ground(right, b)
+            if lv is not None and rv is not None:
+                if not test(lv, rv):
+                    return
+                yield from self._join(pending, cmps[:i] + cmps[i + 1 :], b)
+                return
+        if not pending:
+            if not cmps:
+                yield b
+            return
+        lit = min(pending, key=lambda a: self._cost(a, b))
+        rest = [p for p in pending if p is not lit]
+        for atom in self._matches(lit, b):
+            extended = _unify(lit, atom, b)
+            if extended is not None:
+                yield from self._join(rest, cmps, extended)
+
+    def _cost(self, lit: Fun | clingo.Symbol, b: Binding) -> tuple[int, int]:
+        """Evaluate cheap and bound literals first; ``next_date`` once its date is bound."""
+        name, arity = _signature(lit)
+        bound = _bound(lit, b)
+        if name == "next_date" and arity == 4:
+            return (0 if 0 in bound and 1 in bound else 9, 0)
+        if (name, arity) in self.program.static and (name, arity) not in self.program.derived:
+            return (1, -len(bound))
+        return (2, -len(bound))
+
+    def _matches(self, lit: Fun | clingo.Symbol, b: Binding) -> Iterator[clingo.Symbol]:
+        """The atoms true in the potential model that could match ``lit`` under ``b``."""
+        name, arity = _signature(lit)
+        bound = _bound(lit, b)
+        if name == "next_date" and arity == 4:
+            date, pred = bound.get(0), bound.get(1)
+            if date is None or pred is None or date.type is not clingo.SymbolType.String:
+                return  # unsafe without its date: clingo grounds nothing either
+            self._note(next_date_key(date.string, str(pred)))
+            found = self.inputs.next_date(date.string, str(pred))
+            if found is not None:
+                days, event = found
+                yield clingo.Function(
+                    "next_date", [date, pred, clingo.String(event), clingo.Number(days)]
+                )
+            return
+        if name == "mentioned" and arity == 1:
+            inner = lit.args[0] if isinstance(lit, Fun) else lit.arguments[0]
+            g = _ground(inner, b)
+            if g is not None:
+                if self._carried(g):
+                    yield clingo.Function("mentioned", [g])
+                return
+            if isinstance(inner, Fun):
+                for atom in self._inputs(inner.name, len(inner.args), _bound(inner, b)):
+                    yield clingo.Function("mentioned", [atom])
+            return
+        seen: set[clingo.Symbol] = set()
+        for atom in self.program.static.get((name, arity), ()):
+            if all(atom.arguments[i] == v for i, v in bound.items()):
+                seen.add(atom)
+                yield atom
+        for atom in self._inputs(name, arity, bound):
+            if atom not in seen:
+                seen.add(atom)
+                yield atom
+        if (name, arity) in self.program.derived:
+            for atom in self._derived(lit, bound):
+                if atom not in seen:
+                    seen.add(atom)
+                    yield atom
+
+    def _inputs(
+        self, name: str, arity: int, bound: dict[int, clingo.Symbol]
+    ) -> Sequence[clingo.Symbol]:
+        self._note(atom_key(name, arity, bound))
+        return self.inputs.matching(name, arity, bound)
+
+    def _derived(
+        self, lit: Fun | clingo.Symbol, bound: dict[int, clingo.Symbol]
+    ) -> list[clingo.Symbol]:
+        """The atoms of a derived predicate matching a partly bound literal that hold in the
+        potential model."""
+        name, arity = _signature(lit)
+        key = atom_key(name, arity, bound)
+        return self._cached("derived", key, lambda: self._compute_derived(name, arity, bound))
+
+    def _compute_derived(
+        self, name: str, arity: int, bound: dict[int, clingo.Symbol]
+    ) -> list[clingo.Symbol]:
+        out: set[clingo.Symbol] = set()
+        for rule in self.program.rules.get((name, arity), ()):
+            b: Binding | None = {}
+            head_args = rule.head.args if isinstance(rule.head, Fun) else rule.head.arguments
+            for i, value in bound.items():
+                b = _unify(head_args[i], value, b) if b is not None else None
+            if b is None:
+                continue
+            for full in self._join(list(rule.pos), list(rule.cmps), b):
+                head = _ground(rule.head, full)
+                if head is None:
+                    continue
+                neg = [_ground(n, full) for n in rule.neg]
+                if any(n is not None and _is_builtin(n) and self._builtin_holds(n) for n in neg):
+                    continue
+                out.add(head)
+        return sorted(out)
+
+
+def _is_builtin(atom: clingo.Symbol) -> bool:
+    return f"{atom.name}/{len(atom.arguments)}" in BUILTINS
+
+
+class AtomSet:
+    """:class:`Inputs` over atoms held in memory, indexed by predicate and argument."""
+
+    def __init__(self, atoms: Iterable[clingo.Symbol] = ()) -> None:
+        self._atoms: set[clingo.Symbol] = set()
+        self._index: dict[str, list[clingo.Symbol]] = {}
+        self._dates: dict[str, set[str]] = {}
+        self.add(atoms)
+
+    def add(self, atoms: Iterable[clingo.Symbol]) -> None:
+        """Add input atoms."""
+        for atom in atoms:
+            if atom in self._atoms:
+                continue
+            self._atoms.add(atom)
+            args = atom.arguments
+            for i, a in enumerate(args):
+                self._index.setdefault(atom_key(atom.name, len(args), {i: a}), []).append(atom)
+                if a.type is clingo.SymbolType.String and is_date(a.string):
+                    self._dates.setdefault(atom.name, set()).add(a.string)
+            self._index.setdefault(atom_key(atom.name, len(args), {}), []).append(atom)
+
+    def matching(
+        self, name: str, arity: int, bound: dict[int, clingo.Symbol]
+    ) -> Sequence[clingo.Symbol]:
+        """Input atoms ``name/arity`` with these arguments at the bound positions."""
+        keys = [atom_key(name, arity, {i: v}) for i, v in bound.items()] or [
+            atom_key(name, arity, {})
+        ]
+        pool = min((self._index.get(k, []) for k in keys), key=len)
+        return [a for a in pool if all(a.arguments[i] == v for i, v in bound.items())]
+
+    def is_input(self, atom: clingo.Symbol) -> bool:
+        """True when the atom is one of the inputs."""
+        return atom in self._atoms
+
+    def dates(self, predicate: str) -> set[str]:
+        """The date strings the inputs of a predicate carry."""
+        return self._dates.get(predicate, set())
+
+    def date_predicates(self) -> list[str]:
+        """The predicates whose inputs carry dates."""
+        return sorted(self._dates)
+
+    def next_date(self, date: str, predicate: str) -> tuple[int, str] | None:
+        """The ``next_date`` of a date among the dates the predicate's inputs carry."""
+        if not any(date in d for d in self._dates.values()):
+            return None  # only dates some input carries have a next_date
+        return next_event(date, self._dates.get(predicate, ()))
