@@ -46,8 +46,8 @@ from stategraph.grounding.packs import Firing
 from stategraph.model import EdgeCheck, Justification, Origin, State
 
 if TYPE_CHECKING:
-    from stategraph.policy import Policy
     from stategraph.atom_index import LinkIndex, StoreInputs
+    from stategraph.policy import Policy
 
 __all__ = [
     "Derivation",
