@@ -28,8 +28,10 @@ __all__ = [
     "ResourceNotFoundError",
     "SelfJustificationError",
     "StategraphError",
+    "StoreBusyError",
     "StoreError",
     "StoreNotFoundError",
+    "TamperedStoreError",
     "UnknownStateError",
     "UnreadableInputError",
 ]
@@ -179,20 +181,70 @@ class StoreError(StategraphError):
         super().__init__(f"{path}: {message}")
 
 
+class StoreBusyError(StoreError):
+    """Another connection held the store's write lock for longer than the busy timeout.
+
+    Raised instead of SQLite's "database is locked", which reads like damage: the store is
+    fine, and the operation that raised this wrote nothing, so it can simply be tried again.
+
+    Attributes:
+        timeout: how long the operation waited for the lock, in seconds.
+    """
+
+    def __init__(self, path: str, timeout: float) -> None:
+        self.timeout = timeout
+        super().__init__(
+            path,
+            f"the store is busy: another process has held its write lock for more than the busy "
+            f"timeout ({timeout:g} s) and nothing was written; retry the operation later, or "
+            "open the store with a longer busy_timeout",
+            timeout=timeout,
+        )
+
+
 class LogIntegrityError(StoreError):
     """The revision log's hash chain does not verify: an entry was altered or removed.
 
     Attributes:
-        seq: the first entry whose hash does not match.
+        seq: the first entry that does not verify.
+        reason: what is wrong with it.
+        breaks: every ``(seq, reason)`` found, in log order (the first is ``seq, reason``).
     """
 
-    def __init__(self, path: str, seq: int) -> None:
+    def __init__(
+        self,
+        path: str,
+        seq: int,
+        reason: str = "does not match its hash chain",
+        breaks: Sequence[tuple[int, str]] = (),
+        advice: str = "the log was altered; restore the store from a backup",
+    ) -> None:
         self.seq = seq
+        self.reason = reason
+        self.breaks = list(breaks) or [(seq, reason)]
+        more = f" ({len(self.breaks) - 1} more after it)" if len(self.breaks) > 1 else ""
+        super().__init__(
+            path, f"revision log entry {seq} {reason}{more}: {advice}", seq=seq, reason=reason
+        )
+
+
+class TamperedStoreError(LogIntegrityError):
+    """A write was refused because an earlier verification of the log failed.
+
+    The store refuses every write from the failed verification on, in every process, until
+    someone who has looked at the damage says to carry on
+    (:meth:`stategraph.store.SQLiteStore.acknowledge_tamper`).
+    """
+
+    def __init__(self, path: str, breaks: Sequence[tuple[int, str]]) -> None:
+        seq, reason = breaks[0]
         super().__init__(
             path,
-            f"revision log entry {seq} does not match its hash chain: the log was altered; "
-            "restore the store from a backup",
-            seq=seq,
+            seq,
+            reason,
+            breaks,
+            advice="the store refuses writes since a verification found this; restore it from a "
+            "backup, or inspect it and call SQLiteStore.acknowledge_tamper() to write again",
         )
 
 

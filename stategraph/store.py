@@ -9,7 +9,15 @@ the store.
 
 One revision is one SQLite transaction: the structural change, the new truth values and the log
 entry are committed together or not at all. The log is a hash chain (each entry's hash covers
-the previous hash), so removing or editing an entry is detectable with :meth:`SQLiteStore.verify`.
+the previous hash), so removing or editing an entry is detectable with :meth:`SQLiteStore.verify`,
+and removing entries from its end with a head kept elsewhere (:meth:`SQLiteStore.head`); its
+format, and how its rows are stored compactly, is :mod:`stategraph.revlog`. A failed
+verification makes the store refuse writes until someone acknowledges it.
+
+Opening a store only reads: it is identified before anything is written to it, and the write
+lock is taken only to create or migrate one (:mod:`stategraph.sqlitefile`). In WAL mode readers
+never wait for the writer, and a writer waits for another one up to a busy timeout, then says
+the store is busy (:class:`~stategraph.errors.StoreBusyError`).
 
 The store is registered under the versioned name ``"sqlite.v1"``; the schema version lives in
 the file, and a file of another version is refused with a clear message instead of being misread.
@@ -17,8 +25,8 @@ the file, and a file of another version is refused with a clear message instead 
 
 from __future__ import annotations
 
-import hashlib
 import json
+import math
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
@@ -27,9 +35,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict
-
-from stategraph.errors import LogIntegrityError, StoreError
+from stategraph.errors import (
+    InvalidInputError,
+    LogIntegrityError,
+    StoreError,
+    TamperedStoreError,
+)
 from stategraph.graph import Cone, JustKey, SupportGraph
 from stategraph.judge.base import JudgeCall
 from stategraph.model import (
@@ -45,11 +56,15 @@ from stategraph.model import (
     trusted,
 )
 from stategraph.revise import Revision, Writes
+from stategraph.revlog import GENESIS, LogEntry, UnreadableColumn, chain, entry, find_breaks, pack
+from stategraph.revlog import unpack as _unpack
+from stategraph.sqlitefile import APPLICATION_ID, connect, identify
 
 __all__ = ["STORES", "LogEntry", "SQLiteStore", "Store"]
 
-SCHEMA_VERSION = 3
-_GENESIS = "0" * 64
+SCHEMA_VERSION = 4
+"""4: log columns may be compressed BLOBs (:mod:`stategraph.revlog`); 3: the term index and
+judge calls; 2: clustered justifications and open/closed edges."""
 _CHUNK = 500  # ids per IN (...) query, well under SQLite's variable limit
 
 _SCHEMA = """
@@ -105,32 +120,26 @@ CREATE TABLE IF NOT EXISTS revisions (
     prev_hash TEXT NOT NULL,
     hash TEXT NOT NULL,
     calls TEXT NOT NULL DEFAULT ''  -- the judge calls made or served (JSON), '' for none
-);
+);                                  -- change, report, calls: TEXT or BLOB (stategraph.revlog)
 -- Judge answers by question key (stategraph.judge.question_key): asked once, served again.
 CREATE TABLE IF NOT EXISTS judge_cache (
     key TEXT PRIMARY KEY,
     call TEXT NOT NULL              -- the JudgeCall that answered, as JSON
 ) WITHOUT ROWID;
 """
+_TABLES = frozenset(
+    re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", _SCHEMA.format(justifications="justifications"))
+)
+"""Every table of the current schema."""
+_CREATED = re.compile(r"CREATE\s+(?:TABLE|INDEX)\s+IF\s+NOT\s+EXISTS\s+(\w+)", re.IGNORECASE)
+_IDENTIFYING = ("states", "revisions")
+"""Tables every schema version had: with ``meta``, what makes a file a store."""
+_TAMPER, _ACKNOWLEDGED = "log:tamper", "log:tamper_acknowledged"
+"""``meta`` keys: the breaks a failed verification found (writes are refused while it is
+set), and those acknowledged since (they no longer refuse writes)."""
 
-
-class LogEntry(BaseModel):
-    """One revision in the append-only log."""
-
-    model_config = ConfigDict(frozen=True)
-
-    seq: int
-    at: str
-    """UTC time the revision was committed (ISO 8601); not part of the report itself."""
-    report: Report | None
-    """The revision's report; None for a bulk load (see ``summary``)."""
-    summary: dict[str, Any] | None = None
-    """For a bulk load: how many states and justifications, and a digest of them."""
-    config: dict[str, Any]
-    prev_hash: str
-    hash: str
-    calls: tuple[JudgeCall, ...] = ()
-    """The judge calls the revision made or served from the cache, in the order asked."""
+Since = int | str | datetime | None
+"""Where a history starts: after a sequence number, or at or after a time."""
 
 
 class Store(Protocol):
@@ -224,12 +233,29 @@ class Store(Protocol):
         """Recorded judge answers by question key."""
         ...
 
-    def history(self) -> list[LogEntry]:
-        """The revision log, oldest first."""
+    def history(self, limit: int | None = None, since: Since = None) -> list[LogEntry]:
+        """The revision log (or its last ``limit`` entries after ``since``), oldest first."""
         ...
 
-    def verify(self) -> int:
-        """Check the log's hash chain; return the number of entries."""
+    def iter_history(self, limit: int | None = None, since: Since = None) -> Iterator[LogEntry]:
+        """:meth:`history`, one entry at a time."""
+        ...
+
+    def head(self) -> tuple[int, str]:
+        """The sequence number and hash of the log's last entry."""
+        ...
+
+    def verify(self, expect_head: tuple[int, str] | None = None) -> int:
+        """Check the log's hash chain (and that it reaches a head taken earlier); return the
+        number of entries."""
+        ...
+
+    def acknowledge_tamper(self) -> list[tuple[int, str]]:
+        """Accept writes again after a failed verification; return what was acknowledged."""
+        ...
+
+    def ensure_tables(self, schema: str) -> None:
+        """Create another module's tables in the store, where they are missing."""
         ...
 
     def get_setting(self, key: str) -> Any:
@@ -266,22 +292,6 @@ def ids_json(ids: Sequence[str]) -> str:
     if _ESCAPED.search("".join(ids)):
         return canonical_json(list(ids))
     return '["' + '","'.join(ids) + '"]'
-
-
-def _chain(
-    prev_hash: str, seq: int, at: str, change: str, report: str, config: str, calls: str = ""
-) -> str:
-    """The hash of one log entry, over every column and the previous hash.
-
-    ``calls`` joins the hash only when there are any, so entries written before judge calls
-    were logged keep their hashes.
-    """
-    h = hashlib.sha256()
-    parts = (prev_hash, str(seq), at, change, report, config) + ((calls,) if calls else ())
-    for part in parts:
-        h.update(part.encode("utf-8"))
-        h.update(b"\x1f")
-    return h.hexdigest()
 
 
 def _chunks(ids: Sequence[str]) -> Iterator[Sequence[str]]:
@@ -383,45 +393,136 @@ class SQLiteStore:
 
     name = "sqlite.v1"
 
-    def __init__(self, path: str | Path = ":memory:") -> None:
+    def __init__(
+        self, path: str | Path = ":memory:", *, busy_timeout: float = 30.0, create: bool = True
+    ) -> None:
+        """Open a store, or create one.
+
+        Opening a store of this schema version only reads, so it neither waits for a writer
+        nor makes one wait; the write lock is taken only to create a store or migrate an older
+        one. A file that is not a store is refused exactly as it was found.
+
+        Args:
+            path: the store's file, or ``":memory:"``.
+            busy_timeout: seconds a write (or the creation or migration on open) waits for
+                another connection's write lock before :class:`StoreBusyError`; reads never
+                wait for a writer.
+            create: make a store at a missing path or in an empty file. Read-only callers pass
+                False, so that a mistyped path is an error rather than a new, empty store.
+
+        Raises:
+            StoreNotFoundError: the path does not exist and ``create`` is False.
+            StoreBusyError: the store must be created or migrated, and another connection held
+                the write lock past ``busy_timeout``.
+            StoreError: the path is a folder, an empty file (with ``create`` False), not a
+                stategraph store, or a store of a newer schema version.
+        """
+        if not busy_timeout >= 0 or math.isinf(busy_timeout):  # NaN fails the comparison
+            raise InvalidInputError("store", [("busy_timeout", "must be a number of seconds >= 0")])
         self.path = str(path)
+        self.busy_timeout = busy_timeout
+        self.conn = connect(self.path, busy_timeout, create)
         try:
-            self.conn = sqlite3.connect(self.path, isolation_level=None)
-            if self.path != ":memory:":
-                self.conn.execute("PRAGMA journal_mode=WAL")
+            self._open_schema(create)
             self.conn.execute("PRAGMA synchronous=NORMAL")
             # Revisions read scattered rows of large files: let the OS map them and keep a
             # generous page cache, instead of SQLite's 2 MB default.
             self.conn.execute("PRAGMA cache_size=-131072")
             self.conn.execute("PRAGMA mmap_size=4294967296")
-            self._init_schema()
         except sqlite3.DatabaseError as exc:
+            self.conn.close()
             raise StoreError(self.path, f"not a usable SQLite store: {exc}") from exc
+        except BaseException:
+            self.conn.close()
+            raise
 
-    def _init_schema(self) -> None:
-        tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master")}
-        if "meta" not in tables and tables:
-            raise StoreError(self.path, "this SQLite file is not a stategraph store")
-        with self.transaction():
+    def _open_schema(self, create: bool) -> None:
+        """Identify the file, then create or migrate it only if it must be (under the write
+        lock, identifying it again there: another process may have done it meanwhile)."""
+        version = identify(self.conn, self.path, _IDENTIFYING)
+        if version is None and not create:
+            raise StoreError(
+                self.path,
+                "is an empty file, not a stategraph store (it was left as it is): give the path "
+                "of a store, or write to it to create one",
+            )
+        self._check_version(version)
+        self._use_wal()
+        if version == SCHEMA_VERSION and self._tables() >= _TABLES:
+            return
+        with self._locked():
+            version = identify(self.conn, self.path, _IDENTIFYING)
+            self._check_version(version)
             self._create("justifications")
-            row = self.conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            if row is None:
+            if version is None:
                 self.conn.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            elif int(row[0]) in (1, 2):
-                if int(row[0]) == 1:
-                    self._migrate_from_v1()
-                self._migrate_from_v2()
-            elif int(row[0]) != SCHEMA_VERSION:
-                raise StoreError(
-                    self.path,
-                    f"schema version {row[0]}, this stategraph reads version {SCHEMA_VERSION}: "
-                    "upgrade stategraph or migrate the store",
-                )
+            elif version < SCHEMA_VERSION:
+                self._migrate(version)
+            self.conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+    def ensure_tables(self, schema: str) -> None:
+        """Create the tables and indexes another module keeps in the store's file, where they
+        are missing (the incremental linker's atom index, for one).
+
+        Call it after opening, as often as wanted: when everything ``schema`` names exists it
+        only reads, so opening stays free of the write lock; otherwise every statement runs in
+        one write transaction.
+
+        Args:
+            schema: ``CREATE TABLE IF NOT EXISTS`` / ``CREATE INDEX IF NOT EXISTS`` statements,
+                separated by ``;``.
+
+        Raises:
+            StoreBusyError: something had to be created, and another connection held the
+                write lock past the busy timeout.
+        """
+        names = set(_CREATED.findall(schema))
+        present = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master")}
+        if names and names <= present:
+            return
+        with self._locked():
+            for stmt in schema.split(";"):
+                if stmt.strip():
+                    self.conn.execute(stmt)
+
+    def _check_version(self, version: int | None) -> None:
+        if version is not None and not 1 <= version <= SCHEMA_VERSION:
+            raise StoreError(
+                self.path,
+                f"schema version {version}, this stategraph reads version {SCHEMA_VERSION}: "
+                "upgrade stategraph or migrate the store",
+                version=version,
+            )
+
+    def _use_wal(self) -> None:
+        """Switch a store's file to WAL (once, when it is created), where readers do not wait
+        for the writer."""
+        if self.path == ":memory:":
+            return
+        (mode,) = self.conn.execute("PRAGMA journal_mode").fetchone()
+        if mode != "wal":
+            self.conn.execute("PRAGMA journal_mode=WAL")
+
+    def _tables(self) -> set[str]:
+        return {
+            r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
 
     def _create(self, justifications: str) -> None:
         for stmt in _SCHEMA.format(justifications=justifications).split(";"):
             if stmt.strip():
                 self.conn.execute(stmt)
+
+    def _migrate(self, version: int) -> None:
+        """Bring a store of an older schema version to this one (inside the transaction that
+        created the tables it lacked)."""
+        if version == 1:
+            self._migrate_from_v1()
+        if version <= 2:
+            self._migrate_from_v2()
+        # From 3: log rows may now be BLOBs. Nothing is rewritten: rows written as text stay
+        # text, verify as they are, and only new rows are stored compactly.
+        self.conn.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
 
     def _migrate_from_v1(self) -> None:
         """Version 1 kept justifications in a rowid table and had no flags on edges: move the
@@ -443,18 +544,32 @@ class SQLiteStore:
             State.model_validate_json(body)
             for (body,) in self.conn.execute("SELECT body FROM states ORDER BY id")
         )
-        self.conn.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """One SQLite transaction: committed if the block returns, rolled back if it raises."""
+        """One write transaction: committed if the block returns, rolled back if it raises.
+
+        Raises:
+            StoreBusyError: another connection held the write lock past the busy timeout
+                (when beginning; nothing was written).
+            TamperedStoreError: a verification of the log failed, and writes are refused
+                until :meth:`acknowledge_tamper`.
+        """
+        with self._locked():
+            self._refuse_if_tampered()
+            yield
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """A write transaction without the tamper check (for the store's own bookkeeping)."""
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield
+            self.conn.execute("COMMIT")
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            if self.conn.in_transaction:  # some errors (a full disk) roll back by themselves
+                self.conn.execute("ROLLBACK")
             raise
-        self.conn.execute("COMMIT")
 
     # ---- reading ------------------------------------------------------------------------
 
@@ -761,7 +876,7 @@ class SQLiteStore:
     def _last(self) -> tuple[int, str]:
         row = self.conn.execute("SELECT seq, hash FROM revisions ORDER BY seq DESC LIMIT 1")
         last = row.fetchone()
-        return (0, _GENESIS) if last is None else (int(last[0]), str(last[1]))
+        return (0, GENESIS) if last is None else (int(last[0]), str(last[1]))
 
     def append(
         self,
@@ -774,18 +889,28 @@ class SQLiteStore:
         """Append a log entry (inside a transaction): the change, its report, the config and
         the judge calls.
 
-        ``report`` is the object ``report_json`` was made from, if the caller has it (saves
-        parsing it back); None for a bulk load's summary.
+        The hash is taken over these canonical texts; the row stores them compactly
+        (:func:`stategraph.revlog.pack`). ``report`` is the object ``report_json`` was made
+        from, if the caller has it (saves parsing it back); None for a bulk load's summary.
         """
         seq, prev = self._last()
         seq += 1
         at = datetime.now(UTC).isoformat(timespec="microseconds")
         config_json = canonical_json(config)
         calls_json = "[" + ",".join(c.model_dump_json() for c in calls) + "]" if calls else ""
-        digest = _chain(prev, seq, at, change_json, report_json, config_json, calls_json)
+        digest = chain(prev, seq, at, change_json, report_json, config_json, calls_json)
         self.conn.execute(
             "INSERT INTO revisions VALUES (?,?,?,?,?,?,?,?)",
-            (seq, at, change_json, report_json, config_json, prev, digest, calls_json),
+            (
+                seq,
+                at,
+                pack(change_json),
+                pack(report_json),
+                config_json,
+                prev,
+                digest,
+                pack(calls_json),
+            ),
         )
         if report is not None:
             return LogEntry(
@@ -797,38 +922,146 @@ class SQLiteStore:
                 hash=digest,
                 calls=tuple(calls),
             )
-        return _entry(seq, at, report_json, config_json, prev, digest, calls_json)
+        return entry(seq, at, report_json, config_json, prev, digest, calls_json)
 
-    def history(self) -> list[LogEntry]:
-        """Every logged revision, oldest first."""
-        return [
-            _entry(*row)
-            for row in self.conn.execute(
-                "SELECT seq, at, report, config, prev_hash, hash, calls FROM revisions ORDER BY seq"
-            )
-        ]
+    def history(self, limit: int | None = None, since: Since = None) -> list[LogEntry]:
+        """Logged revisions, oldest first: all of them, or those after ``since``, or the last
+        ``limit`` of those. Each entry carries its whole report: for a long log, or one with
+        huge reports, :meth:`iter_history` holds one entry at a time."""
+        return list(self.iter_history(limit, since))
 
-    def verify(self) -> int:
-        """Check the hash chain.
+    def iter_history(self, limit: int | None = None, since: Since = None) -> Iterator[LogEntry]:
+        """Logged revisions, oldest first, read and decoded one at a time.
+
+        Args:
+            limit: only the last ``limit`` entries (of those after ``since``).
+            since: only entries after this sequence number (an ``int``: pass the ``seq`` of
+                :meth:`head` to get what is logged later), or committed at or after this time
+                (a ``datetime`` or an ISO 8601 string; without a time zone, UTC).
 
         Raises:
-            LogIntegrityError: naming the first entry that does not verify.
+            InvalidInputError: ``limit`` is negative, or ``since`` is not a number or a time.
+            LogIntegrityError: a stored entry cannot be decoded (run :meth:`verify`).
         """
-        prev = _GENESIS
-        expected_seq = 1
-        for seq, at, change, report, config, prev_hash, digest, calls in self.conn.execute(
+        if limit is not None and limit < 0:
+            raise InvalidInputError("history", [("limit", "must be None or >= 0")])
+        where, args = _since(since)
+        start = 0
+        if limit is not None:
+            sql = f"SELECT seq FROM revisions WHERE {where} ORDER BY seq DESC LIMIT 1 OFFSET ?"
+            row = self.conn.execute(sql, (*args, limit - 1)).fetchone() if limit else None
+            if row is None:  # fewer entries than the limit: all of them
+                if limit == 0:
+                    return
+            else:
+                start = int(row[0]) - 1
+        sql = (
+            "SELECT seq, at, report, config, prev_hash, hash, calls FROM revisions "
+            f"WHERE seq > ? AND {where} ORDER BY seq LIMIT 1"
+        )
+        # One row per query, not a cursor held open across yields: the caller may write to
+        # the store between two entries, and one row is all that is in memory.
+        for _ in range(limit) if limit is not None else iter(int, 1):
+            row = self.conn.execute(sql, (start, *args)).fetchone()
+            if row is None:
+                return
+            start = int(row[0])
+            yield self._entry(row)
+
+    def _entry(self, row: tuple[Any, ...]) -> LogEntry:
+        seq, at, report, config, prev, digest, calls = row
+        try:
+            return entry(seq, at, _unpack(report), config, prev, digest, _unpack(calls))
+        except UnreadableColumn as exc:
+            raise LogIntegrityError(self.path, seq, f"has a column that {exc}") from exc
+
+    def head(self) -> tuple[int, str]:
+        """The log's head: the sequence number and hash of its last entry (``(0, "0" * 64)``
+        for an empty log).
+
+        The chain alone cannot show that entries were removed from its end: the rows left
+        still link. Keep the head somewhere the store's writers cannot reach (a backup,
+        another machine, a note) and pass it to :meth:`verify` as ``expect_head`` later.
+        """
+        return self._last()
+
+    def verify(self, expect_head: tuple[int, str] | None = None) -> int:
+        """Check the hash chain: every entry's columns against its hash, every link, no gap,
+        and (given ``expect_head``) that the log still reaches that head.
+
+        A failure is also recorded in the store: from then on every write is refused
+        (:class:`TamperedStoreError`), in this process and any other, until
+        :meth:`acknowledge_tamper`. Breaks already acknowledged do not refuse writes again, but
+        are still reported here: the log still does not verify.
+
+        Returns:
+            The number of entries.
+
+        Raises:
+            LogIntegrityError: naming the first entry that does not verify (all of them are in
+                its ``breaks``).
+        """
+        rows = self.conn.execute(
             "SELECT seq, at, change, report, config, prev_hash, hash, calls FROM revisions "
             "ORDER BY seq"
-        ):
-            if (
-                seq != expected_seq
-                or prev_hash != prev
-                or _chain(prev, seq, at, change, report, config, calls) != digest
-            ):
-                raise LogIntegrityError(self.path, expected_seq)
-            prev = digest
-            expected_seq += 1
-        return expected_seq - 1
+        )
+        count, breaks = find_breaks(rows, expect_head)
+        if not breaks:
+            return count
+        found = [b.pair() for b in breaks]
+        self._refuse_writes(found)
+        raise LogIntegrityError(self.path, found[0][0], found[0][1], found)
+
+    def _refuse_writes(self, breaks: list[tuple[int, str]]) -> None:
+        """Record breaks not acknowledged yet, so that writes are refused. Best effort: a store
+        that cannot be written now (busy, a read-only file) still gets the error raised."""
+        if not set(breaks) - self._acknowledged():
+            return
+        try:
+            with self._locked():
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO meta VALUES (?, ?)", (_TAMPER, canonical_json(breaks))
+                )
+        except (StoreError, sqlite3.Error):
+            pass
+
+    def _meta(self, key: str) -> Any:
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def _acknowledged(self) -> set[tuple[int, str]]:
+        return {(int(seq), str(reason)) for seq, reason in self._meta(_ACKNOWLEDGED) or ()}
+
+    def _refuse_if_tampered(self) -> None:
+        breaks = self._meta(_TAMPER)
+        if breaks:
+            raise TamperedStoreError(self.path, [(int(seq), str(why)) for seq, why in breaks])
+
+    def acknowledge_tamper(self) -> list[tuple[int, str]]:
+        """Let the store accept writes again after a failed verification.
+
+        Call it after looking at what the verification found (``LogIntegrityError.breaks``),
+        when the store is to be used as it is rather than restored from a backup. It repairs
+        nothing: :meth:`verify` still raises for these breaks, which remain the evidence, but
+        they no longer refuse writes. A break found later, anywhere else, refuses them again.
+
+        The flag is a safeguard against writing on, unaware, over a damaged log, not a lock
+        against the damage's author, who can edit the ``meta`` table as easily as the log; a
+        head kept elsewhere (:meth:`head`) is what such an author cannot forge.
+
+        Returns:
+            The breaks acknowledged, as ``(seq, reason)``; empty if writes were not refused.
+        """
+        with self._locked():
+            flagged = [(int(seq), str(why)) for seq, why in self._meta(_TAMPER) or ()]
+            if not flagged:
+                return []
+            known = sorted(self._acknowledged() | set(flagged))
+            self.conn.execute(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)", (_ACKNOWLEDGED, canonical_json(known))
+            )
+            self.conn.execute("DELETE FROM meta WHERE key=?", (_TAMPER,))
+        return flagged
 
     def get_setting(self, key: str) -> Any:
         """A persisted setting (JSON value), or None."""
@@ -849,21 +1082,25 @@ class SQLiteStore:
         self.conn.close()
 
 
-def _entry(
-    seq: int, at: str, report: str, config: str, prev: str, digest: str, calls: str = ""
-) -> LogEntry:
-    data = json.loads(report)
-    bulk = data.get("bulk_load")
-    return LogEntry(
-        seq=seq,
-        at=at,
-        report=None if bulk is not None else Report.model_validate(data),
-        summary=bulk,
-        config=json.loads(config),
-        prev_hash=prev,
-        hash=digest,
-        calls=tuple(JudgeCall.model_validate(c) for c in json.loads(calls)) if calls else (),
-    )
+def _since(since: Since) -> tuple[str, tuple[Any, ...]]:
+    """The ``WHERE`` condition (and its parameters) of a history's start."""
+    if since is None:
+        return "1", ()
+    if isinstance(since, int) and not isinstance(since, bool):
+        return "seq > ?", (since,)
+    if isinstance(since, str):
+        try:
+            since = datetime.fromisoformat(since)
+        except ValueError as exc:
+            problem = f"not a sequence number or an ISO 8601 time: {since!r}"
+            raise InvalidInputError("history", [("since", problem)]) from exc
+    if not isinstance(since, datetime):
+        problem = f"must be a sequence number, a datetime or an ISO 8601 string, not {since!r}"
+        raise InvalidInputError("history", [("since", problem)])
+    if since.tzinfo is None:
+        since = since.replace(tzinfo=UTC)
+    # ``at`` is written as UTC ISO 8601 with microseconds: as text, it sorts as time does.
+    return "at >= ?", (since.astimezone(UTC).isoformat(timespec="microseconds"),)
 
 
 STORES: dict[str, type[SQLiteStore]] = {SQLiteStore.name: SQLiteStore}

@@ -12,7 +12,7 @@ from hypothesis import strategies as hs
 
 from stategraph import Memory
 from stategraph.errors import LogIntegrityError, StategraphError, StoreError
-from stategraph.store import SQLiteStore, _ids, canonical_json, ids_json
+from stategraph.store import SCHEMA_VERSION, SQLiteStore, _ids, canonical_json, ids_json
 
 
 def dump(path: Path) -> list[str]:
@@ -198,7 +198,9 @@ def test_a_version_1_store_is_migrated_on_open(tmp_path: Path) -> None:
     assert report.invalidated == ["m2", "m3"]
     conn = sqlite3.connect(path)
     try:
-        assert conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("3",)
+        assert conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == (
+            str(SCHEMA_VERSION),
+        )
         assert {r[1] for r in conn.execute("PRAGMA table_info(edges)")} >= {"follow"}
         sql = "SELECT sql FROM sqlite_master WHERE name = 'justifications'"
         assert "WITHOUT ROWID" in conn.execute(sql).fetchone()[0]
@@ -226,6 +228,8 @@ def test_a_version_2_store_gets_its_term_index_on_open(tmp_path: Path) -> None:
         assert [p[1] for p in store.postings("g:she", 10)]  # "Shenzhen" is in seed()'s texts
     conn = sqlite3.connect(path)
     try:
-        assert conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("3",)
+        assert conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == (
+            str(SCHEMA_VERSION),
+        )
     finally:
         conn.close()
