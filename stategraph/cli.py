@@ -31,6 +31,7 @@ from stategraph.errors import (
     LogicError,
     LogIntegrityError,
     StategraphError,
+    StoreBusyError,
     StoreError,
     StoreNotFoundError,
 )
@@ -50,6 +51,7 @@ EXIT_BROKEN_PIPE = 141
 
 EXIT_CODES: tuple[tuple[type[StategraphError], int], ...] = (
     (LogIntegrityError, EXIT_INTEGRITY),
+    (StoreBusyError, EXIT_BUSY),
     (StoreError, EXIT_STORE),
     (LogicError, EXIT_INTERNAL),
     (StategraphError, EXIT_INPUT),
@@ -65,8 +67,10 @@ exit codes:
        the loaders refuse (missing, not UTF-8, too large, too deep, YAML aliases, duplicate keys)
   {EXIT_STORE}    the store cannot be used: missing (show, why, why-not and history never create
        one), a folder, not a stategraph store, another schema version, damaged
-  {EXIT_INTEGRITY}    the revision log does not verify: the store was altered
-  {EXIT_BUSY}    the store is busy: another process holds its write lock; retry later
+  {EXIT_INTEGRITY}    the revision log does not verify, or the store refuses writes since a
+       verification failed: the store was altered
+  {EXIT_BUSY}    the store is busy: another process held its write lock past the busy timeout;
+       nothing was written, retry later
   {EXIT_INTERRUPTED}  interrupted (Ctrl-C): a revision under way was rolled back
   {EXIT_BROKEN_PIPE}  the output was closed early (e.g. piped into head); nothing more is printed
 

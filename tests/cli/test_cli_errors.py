@@ -30,6 +30,7 @@ from stategraph.cli import (
     EXIT_STORE,
     main,
 )
+from stategraph.errors import StoreBusyError
 
 READ_ONLY = ("show", "why", "why-not", "history")
 
@@ -256,11 +257,16 @@ def test_an_unexpected_error_is_one_line_and_debug_shows_the_traceback(
         assert "Traceback" in err and err.rstrip().endswith("report the traceback)")
 
 
-def test_a_locked_database_is_busy(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    "error",
+    [StoreBusyError("m.db", 30), sqlite3.OperationalError("database is locked")],
+    ids=["StoreBusyError", "raw-sqlite"],
+)
+def test_a_busy_store_exits_5(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, error: Exception
 ) -> None:
     def locked(*_: object, **__: object) -> None:
-        raise sqlite3.OperationalError("database is locked")
+        raise error
 
     monkeypatch.setattr("stategraph.cli.demo.run", locked)
     code, _, err = run(capsys, "demo")
