@@ -38,6 +38,7 @@ from stategraph.errors import (
 from stategraph.loaders import STDIN, import_records, load_change, require_file
 from stategraph.memory import Memory
 from stategraph.model import Justification, LostSupport, Report, State, Truth
+from stategraph.store import SQLiteStore
 
 __all__ = ["EXIT_CODES", "main", "render_report"]
 
@@ -151,7 +152,8 @@ def _open(args: argparse.Namespace, create: bool = False) -> Memory:
         raise StoreError(args.store, "is a folder, not a store file: give the file's path")
     if not create and not path.exists():
         raise StoreNotFoundError(args.store)
-    return Memory.open(args.store, max_depth=getattr(args, "max_depth", None))
+    store = SQLiteStore(args.store, busy_timeout=args.busy_timeout, create=create)
+    return Memory(store=store, max_depth=getattr(args, "max_depth", None))
 
 
 def _alternatives(raw: Sequence[str] | None) -> list[list[str]]:
@@ -259,12 +261,25 @@ def _cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _head(text: str) -> tuple[int, str]:
+    """``SEQ:HASH`` as ``history --verify`` prints the head."""
+    seq, _, digest = text.partition(":")
+    if not (seq.isdigit() and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
+        msg = f"{text!r} is not SEQ:HASH as 'history --verify' prints the head"
+        raise InvalidInputError("history", [("--expect-head", msg)])
+    return int(seq), digest
+
+
 def _cmd_history(args: argparse.Namespace) -> int:
     with _open(args) as mem:
         if args.verify:
-            print(f"log verified: {mem.verify_log()} entries, hash chain intact")
+            expect = _head(args.expect_head) if args.expect_head else None
+            count = mem.store.verify(expect)
+            seq, digest = mem.store.head()
+            print(f"log verified: {count} entries, hash chain intact; head {seq}:{digest}")
             return 0
-        entries = mem.history()
+        since = int(args.since) if args.since and args.since.isdigit() else args.since
+        entries = mem.store.iter_history(args.limit, since)  # streamed: reports can be large
         if args.json:
             print(json.dumps([e.model_dump(mode="json") for e in entries], ensure_ascii=False))
             return 0
@@ -307,6 +322,14 @@ def build_parser() -> argparse.ArgumentParser:
         where = "created if missing" if creates else "must exist"
         p.add_argument("store", help=f"SQLite store file ({where})")
         p.add_argument("--json", action="store_true", help="machine-readable output")
+        p.add_argument(
+            "--busy-timeout",
+            type=float,
+            default=30.0,
+            metavar="SECONDS",
+            help="how long a write waits for another process's lock before giving up with "
+            f"exit code {EXIT_BUSY} (default 30; reading never waits)",
+        )
         return p
 
     p = store_cmd("add", "add a state with its justifications", creates=True)
@@ -357,7 +380,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_show)
 
     p = store_cmd("history", "the revision log")
-    p.add_argument("--verify", action="store_true", help="check the log's hash chain")
+    p.add_argument(
+        "--verify", action="store_true", help="check the log's hash chain and print its head"
+    )
+    p.add_argument(
+        "--expect-head",
+        metavar="SEQ:HASH",
+        help="with --verify: a head printed by an earlier verify, kept elsewhere; catches "
+        "entries removed from the end of the log since",
+    )
+    p.add_argument("--limit", type=int, metavar="N", help="only the last N entries")
+    p.add_argument(
+        "--since",
+        metavar="SEQ|TIME",
+        help="only entries after this sequence number, or at or after this ISO 8601 time",
+    )
     p.set_defaults(func=_cmd_history)
 
     for name in _PLUGINS:
