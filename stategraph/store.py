@@ -946,25 +946,32 @@ class SQLiteStore:
         if limit is not None and limit < 0:
             raise InvalidInputError("history", [("limit", "must be None or >= 0")])
         where, args = _since(since)
+        # The log as it stands now: entries appended while the caller iterates are not read,
+        # so a caller that writes as it goes still comes to an end.
+        end = self._last()[0]
         start = 0
+        if limit == 0:
+            return iter(())
         if limit is not None:
-            sql = f"SELECT seq FROM revisions WHERE {where} ORDER BY seq DESC LIMIT 1 OFFSET ?"
-            row = self.conn.execute(sql, (*args, limit - 1)).fetchone() if limit else None
-            if row is None:  # fewer entries than the limit: all of them
-                if limit == 0:
-                    return
-            else:
-                start = int(row[0]) - 1
+            sql = (
+                f"SELECT seq FROM revisions WHERE seq <= ? AND {where} "
+                "ORDER BY seq DESC LIMIT 1 OFFSET ?"
+            )
+            row = self.conn.execute(sql, (end, *args, limit - 1)).fetchone()
+            start = 0 if row is None else int(row[0]) - 1  # None: fewer than limit, all
+        return self._entries(start, end, where, args)
+
+    def _entries(
+        self, start: int, end: int, where: str, args: tuple[Any, ...]
+    ) -> Iterator[LogEntry]:
+        """Entries after ``start`` up to ``end`` that meet ``where``, one query each: no cursor
+        is held open across a yield (the caller may write in between), and one entry is all
+        that is in memory."""
         sql = (
             "SELECT seq, at, report, config, prev_hash, hash, calls FROM revisions "
-            f"WHERE seq > ? AND {where} ORDER BY seq LIMIT 1"
+            f"WHERE seq > ? AND seq <= ? AND {where} ORDER BY seq LIMIT 1"
         )
-        # One row per query, not a cursor held open across yields: the caller may write to
-        # the store between two entries, and one row is all that is in memory.
-        for _ in range(limit) if limit is not None else iter(int, 1):
-            row = self.conn.execute(sql, (start, *args)).fetchone()
-            if row is None:
-                return
+        while (row := self.conn.execute(sql, (start, end, *args)).fetchone()) is not None:
             start = int(row[0])
             yield self._entry(row)
 

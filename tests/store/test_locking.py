@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -52,7 +53,7 @@ def test_a_write_past_the_busy_timeout_says_busy_and_writes_nothing(store_path: 
     """Before: a Memory already open got a raw sqlite3.OperationalError from its commit."""
     mem = Memory(store=SQLiteStore(store_path, busy_timeout=SHORT))
     with holding_lock(store_path):
-        attempts = {
+        attempts: dict[str, Callable[[], object]] = {
             "add": lambda: mem.fact("m5"),
             "revise": lambda: mem.retract("m1"),
             "bulk load": lambda: mem.bulk_load([{"id": "n1", "kind": "fact"}], []),

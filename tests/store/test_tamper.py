@@ -189,8 +189,6 @@ def test_the_head_catches_entries_removed_from_the_end(store_path: Path) -> None
 def test_the_head_catches_a_rewritten_chain(store_path: Path) -> None:
     """Someone who edits an entry and recomputes every hash after it leaves a chain that
     verifies; the head taken before no longer matches."""
-    from stategraph.revlog import chain
-
     head = SQLiteStore(store_path).head()
     prev = row(store_path, TEXT_REPORT - 1)["hash"]
     for seq in range(TEXT_REPORT, LAST + 1):
@@ -198,7 +196,7 @@ def test_the_head_catches_a_rewritten_chain(store_path: Path) -> None:
         if seq == TEXT_REPORT:
             r["config"] = tamperings(store_path, seq)["config"]["config"]
         texts = [decode(r[c]) for c in ("at", "change", "report", "config")]
-        digest = chain(prev, seq, *texts, decode(r["calls"]))
+        digest = spec_hash(prev, seq, *texts, decode(r["calls"]))
         update(store_path, seq, config=r["config"], prev_hash=prev, hash=digest)
         prev = digest
     assert verify(store_path) == LAST

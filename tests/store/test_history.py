@@ -1,0 +1,121 @@
+"""Reading the log in parts (issue 14 item 6, issue 13 item 5): ``history(limit, since)`` and
+``iter_history``, which reads and decodes one entry at a time."""
+
+from __future__ import annotations
+
+import shutil
+import tracemalloc
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from stategraph import Memory
+from stategraph.errors import InvalidInputError, LogIntegrityError
+from stategraph.store import LogEntry, SQLiteStore
+
+from .logged import LAST, logged_store, row, update
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("logged") / "m.db"
+    logged_store(path)
+    return path
+
+
+@pytest.fixture
+def store(template: Path, tmp_path: Path) -> SQLiteStore:
+    path = tmp_path / "m.db"
+    shutil.copy(template, path)
+    return SQLiteStore(path)
+
+
+def seqs(entries: Iterable[LogEntry]) -> list[int]:
+    return [e.seq for e in entries]
+
+
+def test_limit_and_since_select_a_part_of_the_log_oldest_first(store: SQLiteStore) -> None:
+    everything = list(range(1, LAST + 1))
+    assert seqs(store.history()) == everything
+    assert seqs(store.history(limit=2)) == [LAST - 1, LAST]
+    assert seqs(store.history(limit=LAST + 10)) == everything
+    assert seqs(store.history(limit=0)) == []
+    assert seqs(store.history(since=5)) == [6, 7]
+    assert seqs(store.history(since=2, limit=3)) == [5, 6, 7]
+    assert seqs(store.history(since=store.head()[0])) == []
+    assert seqs(store.history(since=0)) == everything
+    assert store.history() == list(store.iter_history())
+
+
+def test_since_a_time_starts_at_the_first_entry_committed_then(store: SQLiteStore) -> None:
+    at = datetime.fromisoformat(row(Path(store.path), 4)["at"])
+    assert seqs(store.history(since=at)) == [4, 5, 6, 7]
+    assert seqs(store.history(since=at + timedelta(microseconds=1))) == [5, 6, 7]
+    naive = at.astimezone(UTC).replace(tzinfo=None)  # read as UTC
+    assert seqs(store.history(since=naive.isoformat())) == [4, 5, 6, 7]
+    in_tokyo = at.astimezone(timezone(timedelta(hours=9))).isoformat()
+    assert seqs(store.history(since=in_tokyo)) == [4, 5, 6, 7]
+    assert seqs(store.history(since=at.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), limit=1)) == [7]
+
+
+@pytest.mark.parametrize(
+    ("limit", "since"), [(-1, None), (None, "last tuesday"), (None, 1.5), (None, True)]
+)
+def test_a_bad_limit_or_since_is_refused_when_asked(
+    store: SQLiteStore, limit: int | None, since: object
+) -> None:
+    with pytest.raises(InvalidInputError):
+        store.iter_history(limit, since)  # type: ignore[arg-type]
+
+
+def test_entries_are_read_one_at_a_time(store: SQLiteStore) -> None:
+    """A damaged last entry does not keep the ones before it from being read (before: the
+    whole log was decoded before the first entry was returned)."""
+    path = Path(store.path)
+    update(path, LAST, report=b"\x01not zlib at all")
+    entries = store.iter_history()
+    assert seqs(next(entries) for _ in range(LAST - 1)) == list(range(1, LAST))
+    with pytest.raises(LogIntegrityError) as err:
+        next(entries)
+    assert err.value.seq == LAST
+
+
+def test_writing_while_iterating_ends_at_the_head_it_started_from(store: SQLiteStore) -> None:
+    with Memory(store=store) as mem:
+        for e in store.iter_history():
+            mem.fact(f"seen{e.seq}")
+        assert store.head()[0] == 2 * LAST
+
+
+def test_iterating_holds_one_report_at_a_time(tmp_path: Path) -> None:
+    """Five hub revisions: walking the log with ``iter_history`` peaks at about one report,
+    ``history()`` at all five."""
+    path = tmp_path / "m.db"
+    with Memory.open(path) as mem:
+        for k in range(5):
+            mem.bulk_load(
+                [{"id": f"h{k}", "kind": "fact"}]
+                + [{"id": f"b{k}_{i}", "kind": "belief"} for i in range(2000)],
+                [{"head": f"b{k}_{i}", "premises": [f"h{k}"]} for i in range(2000)],
+            )
+            mem.retract(f"h{k}")
+    store = SQLiteStore(path)
+
+    def peak(walk: Callable[[], object]) -> int:
+        tracemalloc.start()
+        try:
+            walk()
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    def stream() -> None:
+        for e in store.iter_history():
+            assert e.seq > 0
+
+    whole = peak(store.history)
+    streamed = peak(stream)
+    assert streamed * 3 < whole, (streamed, whole)
+    store.close()
