@@ -6,7 +6,6 @@ own decoding), as someone editing a store by hand would.
 
 from __future__ import annotations
 
-import sqlite3
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,6 +13,8 @@ from typing import Any
 
 from stategraph import Memory
 from stategraph.judge import JudgeAnswer, JudgeCall, Question, question_key
+
+from .helpers import execute, query
 
 COLUMNS = ("seq", "at", "change", "report", "config", "prev_hash", "hash", "calls")
 HUB_BELIEFS = 300
@@ -75,38 +76,16 @@ def encode_like(original: Any, text: str) -> Any:
 
 
 def row(path: Path, seq: int) -> dict[str, Any]:
-    conn = sqlite3.connect(path)
-    try:
-        found = conn.execute(f"SELECT {', '.join(COLUMNS)} FROM revisions WHERE seq = ?", (seq,))
-        return dict(zip(COLUMNS, found.fetchone(), strict=True))
-    finally:
-        conn.close()
+    (found,) = query(path, f"SELECT {', '.join(COLUMNS)} FROM revisions WHERE seq = ?", seq)
+    return dict(zip(COLUMNS, found, strict=True))
 
 
 def rows(path: Path) -> list[dict[str, Any]]:
-    conn = sqlite3.connect(path)
-    try:
-        found = conn.execute(f"SELECT {', '.join(COLUMNS)} FROM revisions ORDER BY seq")
-        return [dict(zip(COLUMNS, r, strict=True)) for r in found]
-    finally:
-        conn.close()
+    found = query(path, f"SELECT {', '.join(COLUMNS)} FROM revisions ORDER BY seq")
+    return [dict(zip(COLUMNS, r, strict=True)) for r in found]
 
 
 def update(path: Path, entry: int, /, **columns: Any) -> None:
     """Set columns of one log row, with plain sqlite3."""
-    conn = sqlite3.connect(path)
-    try:
-        sets = ", ".join(f"{c} = ?" for c in columns)
-        conn.execute(f"UPDATE revisions SET {sets} WHERE seq = ?", (*columns.values(), entry))
-        conn.commit()
-    finally:
-        conn.close()
-
-
-def execute(path: Path, sql: str, *args: Any) -> None:
-    conn = sqlite3.connect(path)
-    try:
-        conn.execute(sql, args)
-        conn.commit()
-    finally:
-        conn.close()
+    sets = ", ".join(f"{c} = ?" for c in columns)
+    execute(path, f"UPDATE revisions SET {sets} WHERE seq = ?", *columns.values(), entry)

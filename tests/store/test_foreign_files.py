@@ -7,7 +7,6 @@ created only where the caller asks for one (``create=True``, the default of the 
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from stategraph.errors import StoreError, StoreNotFoundError
 from stategraph.sqlitefile import APPLICATION_ID
 from stategraph.store import SQLiteStore
 
-from .helpers import seed
+from .helpers import execute, query, seed
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -27,19 +26,12 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 
 
 def journal_mode(path: Path) -> str:
-    conn = sqlite3.connect(path)
-    try:
-        return str(conn.execute("PRAGMA journal_mode").fetchone()[0])
-    finally:
-        conn.close()
+    return str(query(path, "PRAGMA journal_mode")[0][0])
 
 
 def sqlite_file(path: Path, *statements: str) -> None:
-    conn = sqlite3.connect(path)
-    for sql in statements:
-        conn.execute(sql)
-    conn.commit()
-    conn.close()
+    for statement in statements:
+        execute(path, statement)
 
 
 def notes(path: Path) -> None:
@@ -141,10 +133,8 @@ def test_a_new_store_carries_its_application_id_and_an_old_one_is_still_known(
 ) -> None:
     path = tmp_path / "m.db"
     seed(path)
-    conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA application_id").fetchone() == (APPLICATION_ID,)
-    conn.execute("PRAGMA application_id = 0")  # as stores made before the id was set
-    conn.close()
+    assert query(path, "PRAGMA application_id") == [(APPLICATION_ID,)]
+    execute(path, "PRAGMA application_id = 0")  # as stores made before the id was set
     before = snapshot(tmp_path)
     with Memory(store=SQLiteStore(path, create=False)) as mem:
         assert mem.holding() == {"m1", "m2", "m3", "m4"}

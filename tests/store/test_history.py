@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import shutil
 import tracemalloc
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta, timezone
@@ -15,21 +14,12 @@ from stategraph import Memory
 from stategraph.errors import InvalidInputError, LogIntegrityError
 from stategraph.store import LogEntry, SQLiteStore
 
-from .logged import LAST, logged_store, row, update
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("logged") / "m.db"
-    logged_store(path)
-    return path
+from .logged import LAST, row, update
 
 
 @pytest.fixture
-def store(template: Path, tmp_path: Path) -> SQLiteStore:
-    path = tmp_path / "m.db"
-    shutil.copy(template, path)
-    return SQLiteStore(path)
+def store(logged_path: Path) -> SQLiteStore:
+    return SQLiteStore(logged_path)
 
 
 def seqs(entries: Iterable[LogEntry]) -> list[int]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from stategraph import Memory
 from stategraph.errors import LogIntegrityError, TamperedStoreError
 from stategraph.store import SQLiteStore
 
+from .helpers import execute
 from .logged import (
     BIG_REPORT,
     BULK,
@@ -26,26 +26,15 @@ from .logged import (
     WITH_CALLS,
     decode,
     encode_like,
-    execute,
-    logged_store,
     row,
     rows,
     update,
 )
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("logged") / "m.db"
-    logged_store(path)
-    return path
-
-
 @pytest.fixture
-def store_path(template: Path, tmp_path: Path) -> Path:
-    path = tmp_path / "m.db"
-    shutil.copy(template, path)  # closed cleanly: the WAL was checkpointed into the file
-    return path
+def store_path(logged_path: Path) -> Path:
+    return logged_path
 
 
 def verify(path: Path, expect_head: tuple[int, str] | None = None) -> int:
