@@ -16,8 +16,7 @@ Three rules, each learned from a store that misbehaved (issue 14):
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection, Iterator
-from contextlib import contextmanager
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -50,17 +49,18 @@ class BusyAwareConnection(sqlite3.Connection):
     busy_timeout = 0.0
 
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
-        with self._busy_is_busy():
+        # try/except inline, not a context manager: this runs for every statement, and a
+        # generator-based one costs twice the statement itself on a small read.
+        try:
             return super().execute(sql, parameters)
+        except sqlite3.OperationalError as exc:
+            if is_busy(exc):
+                raise StoreBusyError(self.store_path, self.busy_timeout) from exc
+            raise
 
     def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
-        with self._busy_is_busy():
-            return super().executemany(sql, parameters)
-
-    @contextmanager
-    def _busy_is_busy(self) -> Iterator[None]:
         try:
-            yield
+            return super().executemany(sql, parameters)
         except sqlite3.OperationalError as exc:
             if is_busy(exc):
                 raise StoreBusyError(self.store_path, self.busy_timeout) from exc

@@ -13,7 +13,8 @@ also on a second fact: they stay), and a plan on each belief, loaded with ``bulk
 the hub is retracted, which reports about ``2n`` states. Measured: the bulk load, opening the
 store (median of 5, and with another process holding the write lock), the revision and its
 commit, the hub's log row against its JSON report, the write-ahead log the revision wrote,
-reading the log back (time and peak RSS of a fresh process) and verifying it.
+reading the log back (time and peak RSS of a fresh process) and verifying it; and the commit
+time of small revisions on a small store of their own.
 """
 
 from __future__ import annotations
@@ -96,13 +97,9 @@ def child_open_busy(path: str) -> dict[str, Any]:
     return {"open_busy_ms": elapsed * 1e3, "open_busy": outcome}
 
 
-def child_revise(path: str) -> dict[str, Any]:
-    from stategraph import Memory
-
-    mem = Memory.open(path)
-    store = mem.store
-    commit = store.commit
-    spent: list[float] = []
+def _time_commits(mem: Any) -> list[float]:
+    """Wrap the store's commit: the list fills with the seconds each commit took."""
+    commit, spent = mem.store.commit, []
 
     def timed_commit(*args: Any) -> Any:
         started = time.perf_counter()
@@ -111,8 +108,16 @@ def child_revise(path: str) -> dict[str, Any]:
         finally:
             spent.append(time.perf_counter() - started)
 
-    store.commit = timed_commit  # type: ignore[method-assign,assignment]
-    conn = store.conn  # type: ignore[attr-defined]
+    mem.store.commit = timed_commit
+    return spent
+
+
+def child_revise(path: str) -> dict[str, Any]:
+    from stategraph import Memory
+
+    mem = Memory.open(path)
+    spent = _time_commits(mem)
+    conn = mem.store.conn  # type: ignore[attr-defined]
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     wal = Path(f"{path}-wal")
     wal_before = wal.stat().st_size if wal.exists() else 0
@@ -176,6 +181,23 @@ def child_verify(path: str) -> dict[str, Any]:
         return {"verify_s": time.perf_counter() - started, "entries": n}
 
 
+def child_small(path: str) -> dict[str, Any]:
+    """Small revisions on a small store of its own: the cost a typical commit pays."""
+    from stategraph import Memory
+
+    with Memory.open(f"{path}.small") as mem:
+        spent = _time_commits(mem)
+        mem.fact("f0")
+        for i in range(1, 300):
+            mem.belief(f"s{i}", because=[f"f{i - 1}" if i % 2 else "f0"])
+            mem.fact(f"f{i}")
+    spent.sort()
+    return {
+        "small_commit_ms_p50": spent[len(spent) // 2] * 1e3,
+        "small_commit_ms_p90": spent[len(spent) * 9 // 10] * 1e3,
+    }
+
+
 STEPS = {
     "build": child_build,
     "open": child_open,
@@ -184,6 +206,7 @@ STEPS = {
     "history": child_history,
     "iter_history": child_iter_history,
     "verify": child_verify,
+    "small": child_small,
 }
 
 
