@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import datetime
+import functools
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -198,15 +199,22 @@ class _Events:
         day = _ordinal(date)
         if day is None:
             return next_event(date, [*self.full, *self.other])
+        best: tuple[int, str] | None = None
         i = bisect.bisect_left(self.days, day)
-        near = self.full[i : i + 1]  # distinct full dates: the first on or after is nearest
-        return next_event(date, [*near, *self.other])
+        if i < len(self.days):  # distinct full dates: the first on or after is the nearest
+            best = (self.days[i] - day, self.full[i])
+        if self.other:
+            found = next_event(date, self.other)
+            if found is not None and (best is None or found < best):
+                best = found
+        return None if best is None or best[0] > NEXT_DATE_HORIZON else best
 
 
 def _within(day: int, windows: list[tuple[int, int]]) -> bool:
     return any(lo <= day <= hi for lo, hi in windows)
 
 
+@functools.lru_cache(maxsize=65536)
 def _ordinal(date: str) -> int | None:
     """The day number of a full ``YYYY-MM-DD`` date, else None."""
     if len(date) != 10 or date[4] != "-" or date[7] != "-" or not is_date(date):

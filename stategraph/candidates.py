@@ -50,8 +50,8 @@ class TermIndex(Protocol):
         """Truth values of stored states."""
         ...
 
-    def recent(self, limit: int) -> list[tuple[int, str, int]]:
-        """The ``limit`` most recently indexed memories, newest first."""
+    def recent(self, limit: int, kinds: Iterable[str]) -> list[tuple[int, str, int]]:
+        """The ``limit`` most recently indexed memories of these kinds, newest first."""
         ...
 
 
@@ -85,9 +85,11 @@ class CandidateProposer:
         min_df_cap: a store of a few memories never treats a term as a stop term below this.
         max_terms: the rarest lexical terms of the new memory that are looked up.
         postings: memories read per term (newest first).
-        recent: this many of the memories written last that hold are candidates whatever
-            their wording: an agent writes a conclusion while what led to it is fresh, often
-            in words that share nothing with it.
+        recent: this many of the facts written last that hold are candidates whatever their
+            wording: an agent writes a conclusion while the fact that led to it is fresh,
+            often in words that share nothing with it. Facts only: a derived memory taken as
+            a candidate by recency alone would chain every memory to the one before it.
+        recent_kinds: the kinds taken by recency (the exogenous kinds of the memory's policy).
         blocker_floor: the least score for a memory to get a new fact as a candidate
             blocker (:meth:`blockers`): a new fact puts in question only what it is close to.
     """
@@ -99,6 +101,7 @@ class CandidateProposer:
     max_terms: int = 48
     postings: int = 64
     recent: int = 2
+    recent_kinds: frozenset[str] = frozenset({"fact"})
     blocker_floor: float = 0.15
 
     name = "stategraph.candidates.v1"
@@ -169,7 +172,7 @@ class CandidateProposer:
         latest = []
         if recent:
             # newest first; read a few more than needed, as some may not hold or be excluded
-            for s, sid, _size in index.recent(recent + len(skip) + 4):
+            for s, sid, _size in index.recent(recent + len(skip) + 4, self.recent_kinds):
                 if sid not in skip:
                     seq.setdefault(sid, s)
                     latest.append(sid)

@@ -35,6 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from stategraph import atom_index
 from stategraph.errors import (
     InvalidInputError,
     LogIntegrityError,
@@ -100,8 +101,9 @@ CREATE TABLE IF NOT EXISTS edges (
 CREATE TABLE IF NOT EXISTS docs (
     seq INTEGER PRIMARY KEY,        -- indexing order: postings are read newest first
     state_id TEXT NOT NULL,
-    size INTEGER NOT NULL           -- how many lexical (g:) terms the memory has
-);
+    size INTEGER NOT NULL,          -- how many lexical (g:) terms the memory has
+    kind TEXT NOT NULL DEFAULT ''   -- the memory's kind (recent facts are candidates)
+);                                  -- (indexed by kind and seq: _fill_indexes)
 CREATE TABLE IF NOT EXISTS terms (
     term TEXT NOT NULL,             -- 'a:<constant>' or 'g:<gram>' (stategraph.terms)
     doc INTEGER NOT NULL,           -- docs.seq
@@ -126,7 +128,7 @@ CREATE TABLE IF NOT EXISTS judge_cache (
     key TEXT PRIMARY KEY,
     call TEXT NOT NULL              -- the JudgeCall that answered, as JSON
 ) WITHOUT ROWID;
-"""
+""" + atom_index.SCHEMA.replace("{", "{{").replace("}", "}}")
 _TABLES = frozenset(
     re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", _SCHEMA.format(justifications="justifications"))
 )
@@ -219,8 +221,9 @@ class Store(Protocol):
         """The newest ``limit`` memories carrying a term: ``(seq, state id, lexical size)``."""
         ...
 
-    def recent(self, limit: int) -> list[tuple[int, str, int]]:
-        """The ``limit`` most recently indexed memories: ``(seq, state id, lexical size)``."""
+    def recent(self, limit: int, kinds: Iterable[str]) -> list[tuple[int, str, int]]:
+        """The ``limit`` most recently indexed memories of these kinds: ``(seq, state id,
+        lexical size)``."""
         ...
 
     def commit(
@@ -458,6 +461,7 @@ class SQLiteStore:
                 self.conn.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             elif version < SCHEMA_VERSION:
                 self._migrate(version)
+            self._fill_indexes()
             self.conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
 
     def ensure_tables(self, schema: str) -> None:
@@ -523,6 +527,17 @@ class SQLiteStore:
         # From 3: log rows may now be BLOBs. Nothing is rewritten: rows written as text stay
         # text, verify as they are, and only new rows are stored compactly.
         self.conn.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
+
+    def _fill_indexes(self) -> None:
+        """Fill what indexes a store written before them lacks: the kind of each indexed
+        memory (recent facts are candidates), and the atom index (incremental linking)."""
+        c = self.conn
+        if "kind" not in {r[1] for r in c.execute("PRAGMA table_info(docs)")}:
+            c.execute("ALTER TABLE docs ADD COLUMN kind TEXT NOT NULL DEFAULT ''")
+            c.execute("UPDATE docs SET kind = (SELECT kind FROM states WHERE id = docs.state_id)")
+        c.execute("CREATE INDEX IF NOT EXISTS docs_by_kind ON docs (kind, seq)")
+        if c.execute("SELECT 1 FROM atoms LIMIT 1").fetchone() is None:
+            atom_index.write(c, self.with_atoms())
 
     def _migrate_from_v1(self) -> None:
         """Version 1 kept justifications in a rowid table and had no flags on edges: move the
@@ -766,10 +781,14 @@ class SQLiteStore:
         )
         return [(int(a), str(b), int(c)) for a, b, c in self.conn.execute(sql, (term, limit))]
 
-    def recent(self, limit: int) -> list[tuple[int, str, int]]:
-        """The ``limit`` most recently indexed memories: ``(seq, state id, lexical size)``."""
-        sql = "SELECT seq, state_id, size FROM docs ORDER BY seq DESC LIMIT ?"
-        return [(int(a), str(b), int(c)) for a, b, c in self.conn.execute(sql, (limit,))]
+    def recent(self, limit: int, kinds: Iterable[str]) -> list[tuple[int, str, int]]:
+        """The ``limit`` most recently indexed memories of these kinds: ``(seq, state id,
+        lexical size)``, newest first."""
+        out: list[tuple[int, str, int]] = []
+        sql = "SELECT seq, state_id, size FROM docs WHERE kind = ? ORDER BY seq DESC LIMIT ?"
+        for kind in sorted(set(kinds)):
+            out += [(int(a), str(b), int(c)) for a, b, c in self.conn.execute(sql, (kind, limit))]
+        return sorted(out, reverse=True)[:limit]
 
     def index_terms(self, states: Iterable[State]) -> None:
         """Add memories to the term index (inside a transaction); states with neither text nor
@@ -777,7 +796,7 @@ class SQLiteStore:
         from stategraph.terms import terms_of
 
         seq = self.doc_count()
-        docs: list[tuple[int, str, int]] = []
+        docs: list[tuple[int, str, int, str]] = []
         rows: list[tuple[str, int]] = []
         counts: dict[str, int] = {}
         for st in states:
@@ -785,13 +804,13 @@ class SQLiteStore:
             if not terms:
                 continue
             seq += 1
-            docs.append((seq, st.id, sum(t.startswith("g:") for t in terms)))
+            docs.append((seq, st.id, sum(t.startswith("g:") for t in terms), st.kind))
             for t in terms:
                 rows.append((t, seq))
                 counts[t] = counts.get(t, 0) + 1
         if not docs:
             return
-        self.conn.executemany("INSERT INTO docs VALUES (?,?,?)", docs)
+        self.conn.executemany("INSERT INTO docs VALUES (?,?,?,?)", docs)
         self.conn.executemany("INSERT INTO terms VALUES (?,?)", rows)
         self.conn.executemany(
             "INSERT INTO term_df VALUES (?,?) "
@@ -854,6 +873,13 @@ class SQLiteStore:
                 self.conn.executemany(sql, rows)
         if writes.new_states:
             self.index_terms(writes.new_states)
+        if writes.new_states or writes.link.watches:
+            atom_index.write(self.conn, writes.new_states, writes.link.watches)
+        if writes.link.complete is not None:
+            self.conn.execute(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                ("setting:link_watches", canonical_json(list(writes.link.complete))),
+            )
         if writes.added:
             self.add_justifications(writes.added)
         if writes.follow:

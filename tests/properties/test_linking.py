@@ -3,8 +3,10 @@
 Memories carrying grounded atoms are added, superseded and retracted in any order: the atoms
 of the golden grounding files, and those of the perf workload's episodes (a move and what
 rests on it, trips with dated check-ins, prescriptions and refills, transfers under KYC), so
-that the packs' joins, dates, ``unless`` and builtins all occur, often on the same person. After every step, the rule justifications the store holds (head, premises, ``unless``,
-rules) must be those :func:`~stategraph.linking.link_from_scratch` computes for its contents
+that the packs' joins, dates, ``unless`` and builtins all occur, often on the same person.
+
+After every step, the rule justifications the store holds (head, premises, ``unless``, rules)
+must be those :func:`~stategraph.linking.link_from_scratch` computes for its contents
 with clingo over every atom: the incremental linker relinks only the memories watching what
 changed, so a missed watch, a stale ``next_date`` or a top-down evaluation that differs from
 clingo's grounding shows up here as a difference.
