@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import clingo
 
-from stategraph.grounding.packs import NEXT_DATE_HORIZON, is_date, next_event
+from stategraph.grounding.packs import NEXT_DATE_HORIZON, days_between, is_date, next_event
 from stategraph.model import State
 from stategraph.topdown import AtomSet, atom_key, next_date_key
 
@@ -285,7 +285,12 @@ class StoreInputs:
 
     def changed_next_dates(self) -> list[str]:
         """The ``next_date`` keys (:func:`~stategraph.topdown.next_date_key`) whose answer the
-        new atoms change, for dates the index already holds (a new date has no watcher)."""
+        new atoms change, for dates the index already holds (a new date has no watcher).
+
+        A date's answer for a predicate changes only when one of the predicate's new event
+        dates comes before its old answer, within the horizon; so only those dates are
+        compared, and only against the new events.
+        """
         added: dict[str, set[str]] = {}
         for predicate in self.overlay.date_predicates():
             known = set(self.index.dates_of(predicate))
@@ -298,7 +303,6 @@ class StoreInputs:
         dates = [(d, _ordinal(d)) for d in self.index.all_dates()]
         for predicate, fresh in sorted(added.items()):
             before = _Events(self.index.dates_of(predicate))
-            after = self.events(predicate)
             days = [_ordinal(f) for f in fresh]
             # a full date is moved only by a fresh event up to a horizon after it; dates of
             # other shapes (months, year-less) and fresh events of other shapes: check all
@@ -310,6 +314,11 @@ class StoreInputs:
             for d, day in dates:
                 if windows is not None and day is not None and not _within(day, windows):
                     continue
-                if before.next(d) != after.next(d):
+                candidates = [(n, f) for f in fresh if (n := days_between(d, f)) is not None]
+                best = min(candidates, default=None)
+                if best is None or best[0] > NEXT_DATE_HORIZON:
+                    continue
+                old = before.next(d)
+                if old is None or best < old:
                     out.append(next_date_key(d, predicate))
         return out

@@ -55,6 +55,7 @@ __all__ = [
     "Firing",
     "RulePack",
     "builtin_facts",
+    "days_between",
     "derive",
     "firing_order",
     "is_date",
@@ -402,16 +403,30 @@ def is_date(value: str) -> bool:
     return _parse_date(value) is not None
 
 
+def days_between(date: str, event: str) -> int | None:
+    """Days from ``date`` on to ``event`` as ``next_date`` counts them, or None when the event
+    is before the date or either is not a date."""
+    start, end = _parsed(date), _parsed(event)
+    if start is None or end is None:
+        return None
+    return _days_until(start, end)
+
+
+@functools.lru_cache(maxsize=65536)
+def _parsed(value: str) -> _Date | None:
+    return _parse_date(value)
+
+
 def next_event(date: str, events: Iterable[str]) -> tuple[int, str] | None:
     """``(days, event)``: the event date on or after ``date`` that comes first (ties: the
     smallest string), within about a year; None when there is none. What ``next_date/4``
     states for ``date`` and a predicate whose inputs carry the ``events``."""
-    parsed = _parse_date(date)
+    parsed = _parsed(date)
     if parsed is None:
         return None
     best: tuple[int, str] | None = None
     for event in events:
-        other = _parse_date(event)
+        other = _parsed(event)
         if other is None:
             continue
         days = _days_until(parsed, other)
