@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 __all__ = [
+    "ConcurrentChangeError",
     "DuplicateKeyError",
     "DuplicateStateError",
     "InputFileError",
@@ -199,6 +200,28 @@ class StoreBusyError(StoreError):
             f"timeout ({timeout:g} s) and nothing was written; retry the operation later, or "
             "open the store with a longer busy_timeout",
             timeout=timeout,
+        )
+
+
+class ConcurrentChangeError(StoreError):
+    """Another writer committed while a revision was being computed from what it read.
+
+    Raised by a store's commit when its log head moved since the revision started reading;
+    nothing was written. :class:`~stategraph.memory.Memory` catches it and recomputes the
+    revision from the new store state (judge answers already given are reused), at last
+    holding the write lock, so it reaches only callers of the store's own API.
+
+    Attributes:
+        attempts: how many times the revision was computed.
+    """
+
+    def __init__(self, path: str, attempts: int) -> None:
+        self.attempts = attempts
+        super().__init__(
+            path,
+            f"other writers committed during each of {attempts} attempts to revise; nothing "
+            "was written: retry the change",
+            attempts=attempts,
         )
 
 

@@ -22,10 +22,10 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from stategraph.candidates import CandidateProposer
-from stategraph.errors import InvalidInputError, UnknownStateError
+from stategraph.errors import ConcurrentChangeError, InvalidInputError, UnknownStateError
 from stategraph.explain import Proof, WhyNot, why, why_not
 from stategraph.graph import SupportGraph
-from stategraph.judge.base import Judge, JudgeCall
+from stategraph.judge.base import Judge, JudgeCall, Question, question_key
 from stategraph.judging import JudgeBudget, settle
 from stategraph.model import (
     Change,
@@ -61,6 +61,28 @@ def _validated(model: type[M], value: Any, what: str) -> M:
 
 
 _DEFAULT_PROPOSER = CandidateProposer()
+
+_OPTIMISTIC = 3
+"""Times a revision is computed without the write lock (and committed only if no other writer
+committed meanwhile) before it is computed holding the lock, which makes other writers wait."""
+
+
+class _Remembering:
+    """A judge that answers a question it already answered in this revision from memory, so
+    a revision recomputed after another writer's commit does not ask the model again."""
+
+    def __init__(self, judge: Judge) -> None:
+        self.judge = judge
+        self.name = judge.name
+        self.model = judge.model
+        self._seen: dict[str, JudgeCall] = {}
+
+    def ask(self, questions: Sequence[Question]) -> list[JudgeCall]:
+        new = [q for q in questions if question_key(q, self.model) not in self._seen]
+        for call in self.judge.ask(new) if new else []:
+            self._seen[call.key] = call
+        return [self._seen[question_key(q, self.model)] for q in questions]
+
 
 _PROMOTE_AFTER = 100_000
 """Allocations during a pause above which they are promoted unscanned (a small revision's
@@ -279,6 +301,17 @@ class Memory:
         change, and candidate (``context``) premises are checked against the rules.
         """
         change = _validated(Change, change, "change")
+        judge = _Remembering(self.judge) if self.judge is not None else None
+        for _ in range(_OPTIMISTIC):
+            try:
+                return self._revise(change, judge, self.store.head())
+            except ConcurrentChangeError:
+                continue  # another writer committed meanwhile: recompute from what it wrote
+        with self.store.transaction():  # still losing the race: compute holding the lock
+            return self._revise(change, judge, self.store.head())
+
+    def _revise(self, change: Change, judge: _Remembering | None, head: tuple[int, str]) -> Report:
+        """One attempt: compute from what the store holds now, commit if nobody else did."""
         with _paused_gc():
             change, compatible, link = self._preparer.prepare(change)
 
@@ -293,9 +326,9 @@ class Memory:
             calls: list[JudgeCall] = []
             rev = first[0]
             facts = [s for s in change.assert_ if self.policy.is_exogenous(s)]
-            if self.judge is not None and (rev.report.needs_confirmation or facts):
+            if judge is not None and (rev.report.needs_confirmation or facts):
                 settled = settle(
-                    self.judge,
+                    judge,
                     self.judge_budget,
                     self.store,
                     self.candidates,
@@ -306,8 +339,19 @@ class Memory:
                 )
                 rev, calls = settled.revision, settled.calls
             rev.writes.link = link
-            self.store.commit(rev, self.config, calls)
+            self.store.commit(rev, self.config, calls, expect_head=head)
         return rev.report
+
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """Revise many times in one transaction: all the revisions are written, or none.
+
+        Each revision inside is logged as usual and sees the ones before it; if the block
+        raises, the store is as it was before the block. Other writers wait for the block to
+        end (up to their busy timeout); readers do not.
+        """
+        with self.store.transaction():
+            yield
 
     def _subgraph(self, change: Change, solve: frozenset[str]) -> SupportGraph:
         """What one revision reads first: the states to solve and every state the change

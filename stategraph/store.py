@@ -30,13 +30,14 @@ import math
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 from stategraph import atom_index
 from stategraph.errors import (
+    ConcurrentChangeError,
     InvalidInputError,
     LogIntegrityError,
     StoreError,
@@ -227,9 +228,18 @@ class Store(Protocol):
         ...
 
     def commit(
-        self, revision: Revision, config: dict[str, Any], calls: Sequence[JudgeCall] = ()
+        self,
+        revision: Revision,
+        config: dict[str, Any],
+        calls: Sequence[JudgeCall] = (),
+        expect_head: tuple[int, str] | None = None,
     ) -> LogEntry:
-        """Persist one revision, its log entry and its judge calls atomically."""
+        """Persist one revision, its log entry and its judge calls atomically, unless the log's
+        head is no longer ``expect_head`` (then raise ``ConcurrentChangeError``)."""
+        ...
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """One write transaction (a savepoint inside one already open)."""
         ...
 
     def cached_calls(self, keys: Iterable[str]) -> dict[str, JudgeCall]:
@@ -423,6 +433,7 @@ class SQLiteStore:
         if not busy_timeout >= 0 or math.isinf(busy_timeout):  # NaN fails the comparison
             raise InvalidInputError("store", [("busy_timeout", "must be a number of seconds >= 0")])
         self.path = str(path)
+        self._savepoints = 0
         self.busy_timeout = busy_timeout
         self.conn = connect(self.path, busy_timeout, create)
         try:
@@ -576,7 +587,25 @@ class SQLiteStore:
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        """A write transaction without the tamper check (for the store's own bookkeeping)."""
+        """A write transaction without the tamper check (for the store's own bookkeeping).
+
+        Inside a transaction already open on this connection (:meth:`Memory.atomic
+        <stategraph.memory.Memory.atomic>`), a savepoint: the block is undone alone if it
+        raises, and committed with the outer transaction.
+        """
+        if self.conn.in_transaction:
+            self._savepoints += 1
+            name = f"stategraph_{self._savepoints}"
+            self.conn.execute(f"SAVEPOINT {name}")
+            try:
+                yield
+                self.conn.execute(f"RELEASE {name}")
+            except BaseException:
+                if self.conn.in_transaction:
+                    self.conn.execute(f"ROLLBACK TO {name}")
+                    self.conn.execute(f"RELEASE {name}")
+                raise
+            return
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield
@@ -821,11 +850,29 @@ class SQLiteStore:
     # ---- writing ------------------------------------------------------------------------
 
     def commit(
-        self, revision: Revision, config: dict[str, Any], calls: Sequence[JudgeCall] = ()
+        self,
+        revision: Revision,
+        config: dict[str, Any],
+        calls: Sequence[JudgeCall] = (),
+        expect_head: tuple[int, str] | None = None,
     ) -> LogEntry:
         """Write one revision and append its log entry, in one transaction; the judge calls
-        it made are logged with it, and their answers cached."""
+        it made are logged with it, and their answers cached.
+
+        Args:
+            revision: what to write.
+            config: the configuration the revision was computed with.
+            calls: the judge calls it made or served.
+            expect_head: the log's head when the revision started reading the store; if
+                another writer has committed since, nothing is written.
+
+        Raises:
+            ConcurrentChangeError: ``expect_head`` is no longer the head (with
+                ``attempts=1``: the caller decides whether to recompute).
+        """
         with self.transaction():
+            if expect_head is not None and self._last() != expect_head:
+                raise ConcurrentChangeError(self.path, 1)
             self._write(revision.writes)
             report = revision.report
             entry = self.append(
