@@ -39,7 +39,7 @@ from stategraph.model import (
 from stategraph.policy import Policy
 from stategraph.prepare import Preparer
 from stategraph.revise import Revision, revise, seeds
-from stategraph.store import LogEntry, SQLiteStore, Store
+from stategraph.store import LogEntry, Since, SQLiteStore, Store
 
 __all__ = ["Alternative", "Memory", "justifications_for"]
 
@@ -199,6 +199,9 @@ class Memory:
         judge: asked about the candidate edges logic leaves undecided
             (:mod:`stategraph.judging`); None: those states go to confirmation.
         judge_budget: what one revision may spend on the judge.
+        busy_timeout: seconds to wait for another process's write lock (then
+            :class:`~stategraph.errors.StoreBusyError`).
+        create: create the store file if it is missing (False: a missing path is an error).
     """
 
     def __init__(
@@ -214,12 +217,16 @@ class Memory:
         assume: bool = True,
         judge: Judge | None = None,
         judge_budget: JudgeBudget | None = None,
+        busy_timeout: float = 30.0,
+        create: bool = True,
     ) -> None:
         if max_depth is not None and max_depth < 0:
             raise InvalidInputError("config", [("max_depth", "must be None or >= 0")])
         self.policy = policy or Policy()
         self.max_depth = max_depth
-        self.store: Store = store or SQLiteStore(path if path is not None else ":memory:")
+        self.store: Store = store or SQLiteStore(
+            path if path is not None else ":memory:", busy_timeout=busy_timeout, create=create
+        )
         self.rules, self.grounder = self._settings(rules, grounder)
         self.candidates = candidates
         self.assume = assume
@@ -514,10 +521,18 @@ class Memory:
         """For each justification, the first premise that fails or the ``unless`` that blocks."""
         return why_not(self.store.subgraph([state_id]), self.policy, state_id)
 
-    def history(self) -> list[LogEntry]:
-        """The revision log, oldest first."""
-        return self.store.history()
+    def history(self, limit: int | None = None, since: Since = None) -> list[LogEntry]:
+        """The revision log (or its last ``limit`` entries after ``since``, a sequence number
+        or a time), oldest first; :meth:`SQLiteStore.iter_history
+        <stategraph.store.SQLiteStore.iter_history>` streams it."""
+        return self.store.history(limit, since)
 
-    def verify_log(self) -> int:
-        """Check the log's hash chain; returns the number of entries."""
-        return self.store.verify()
+    def verify_log(self, expect_head: tuple[int, str] | None = None) -> int:
+        """Check the log's hash chain (and that it still reaches ``expect_head``, a head
+        recorded earlier); returns the number of entries."""
+        return self.store.verify(expect_head)
+
+    def head(self) -> tuple[int, str]:
+        """The log's head (sequence number and hash): keep it elsewhere to check later that no
+        entry was removed from the end (:meth:`verify_log`)."""
+        return self.store.head()
