@@ -18,6 +18,7 @@ import os
 import signal
 import sqlite3
 import sys
+import time
 import traceback
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -153,7 +154,14 @@ def _open(args: argparse.Namespace, create: bool = False) -> Memory:
     if not create and not path.exists():
         raise StoreNotFoundError(args.store)
     store = SQLiteStore(args.store, busy_timeout=args.busy_timeout, create=create)
-    return Memory(store=store, max_depth=getattr(args, "max_depth", None))
+    rules = getattr(args, "rules", None)
+    packs: str | list[str] | None = rules if rules in (None, "all") else rules.split(",")
+    return Memory(
+        store=store,
+        max_depth=getattr(args, "max_depth", None),
+        rules=packs,
+        grounder=getattr(args, "grounder", None),
+    )
 
 
 def _alternatives(raw: Sequence[str] | None) -> list[list[str]]:
@@ -209,6 +217,8 @@ def _import_lines(path: Path, model: type[M]) -> Iterator[M]:
 def _cmd_import(args: argparse.Namespace) -> int:
     path = Path(args.file)
     require_file(path)  # a mistyped file name must not leave a new empty store behind
+    if args.memories:
+        return _import_memories(args, path)
     with _open(args, create=True) as mem:
         summary = mem.bulk_load(_import_lines(path, State), _import_lines(path, Justification))
     if args.json:
@@ -220,6 +230,49 @@ def _cmd_import(args: argparse.Namespace) -> int:
             f"(sha256 {summary['sha256'][:12]})"
         )
     return 0
+
+
+def _import_memories(args: argparse.Namespace, path: Path) -> int:
+    from stategraph.importing import import_memories
+
+    total = sum(1 for _ in import_records(path, justifications=False))
+    bar = _Progress(total, sys.stderr)
+    with _open(args, create=True) as mem:
+        summary = import_memories(mem, import_records(path, justifications=False), bar)
+    bar.done()
+    if args.json:
+        print(json.dumps(summary, sort_keys=True))
+    else:
+        print(
+            f"imported {summary['imported']} memories: {summary['holding']} hold, "
+            f"{summary['undefined']} undefined"
+        )
+    return 0
+
+
+class _Progress:
+    """A progress line on stderr: redrawn in place on a terminal, every 10% elsewhere."""
+
+    def __init__(self, total: int, stream: Any) -> None:
+        self.total, self.stream = total, stream
+        self.tty = stream.isatty()
+        self.started = time.perf_counter()
+        self._shown = -1
+
+    def __call__(self, done: int) -> None:
+        tenth = done * 10 // max(self.total, 1)
+        if not self.tty and tenth == self._shown:
+            return
+        self._shown = tenth
+        rate = done / max(time.perf_counter() - self.started, 1e-9)
+        line = f"import: {done}/{self.total} memories ({rate:.0f}/s)"
+        self.stream.write(("\r" + line) if self.tty else line + "\n")
+        self.stream.flush()
+
+    def done(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
 
 
 def _cmd_why(args: argparse.Namespace) -> int:
@@ -330,6 +383,19 @@ def build_parser() -> argparse.ArgumentParser:
             help="how long a write waits for another process's lock before giving up with "
             f"exit code {EXIT_BUSY} (default 30; reading never waits)",
         )
+        if creates:
+            p.add_argument(
+                "--rules",
+                metavar="PACKS",
+                help="rule packs that link memories through their atoms: 'all' or "
+                "comma-separated names (kept in the store for later commands)",
+            )
+            p.add_argument(
+                "--grounder",
+                metavar="NAME",
+                help="ground memory text into atoms, e.g. stategraph.rule_grounder.v1 (kept "
+                "in the store)",
+            )
         return p
 
     p = store_cmd("add", "add a state with its justifications", creates=True)
@@ -365,6 +431,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "file",
         help="one State or Justification (with a head) per line, in any order; streamed",
+    )
+    p.add_argument(
+        "--memories",
+        action="store_true",
+        help="each line is a memory as an agent writes it ({id, kind, text, status, because, "
+        "unless, context}): grounded, linked and given candidates like 'add', one after "
+        "another, in one transaction (a bad line writes nothing); progress on stderr",
     )
     p.set_defaults(func=_cmd_import)
 

@@ -202,6 +202,8 @@ class Memory:
         busy_timeout: seconds to wait for another process's write lock (then
             :class:`~stategraph.errors.StoreBusyError`).
         create: create the store file if it is missing (False: a missing path is an error).
+        linker: ``"incremental"`` (relink only what new atoms can affect) or ``"scratch"``
+            (relink every memory at every change: the reference, for comparisons).
     """
 
     def __init__(
@@ -219,6 +221,7 @@ class Memory:
         judge_budget: JudgeBudget | None = None,
         busy_timeout: float = 30.0,
         create: bool = True,
+        linker: str = "incremental",
     ) -> None:
         if max_depth is not None and max_depth < 0:
             raise InvalidInputError("config", [("max_depth", "must be None or >= 0")])
@@ -232,9 +235,13 @@ class Memory:
         self.assume = assume
         self.judge = judge
         self.judge_budget = judge_budget or JudgeBudget()
+        if linker not in ("incremental", "scratch"):
+            raise InvalidInputError("config", [("linker", "'incremental' or 'scratch'")])
         self._preparer = Preparer(
             self.store, self.policy, self.rules, self.grounder, candidates, assume
         )
+        if linker == "scratch":
+            self._preparer.incremental = None
 
     def _settings(
         self, rules: Sequence[str] | str | None, grounder: str | None

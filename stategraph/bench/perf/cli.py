@@ -23,7 +23,16 @@ __all__ = [
     "run_command",
 ]
 
-PERF_OPTIONS = ("sizes", "premises", "seed", "budget", "min_samples", "profile", "perf_systems")
+PERF_OPTIONS = (
+    "sizes",
+    "premises",
+    "seed",
+    "budget",
+    "min_samples",
+    "profile",
+    "perf_systems",
+    "text",
+)
 """Attribute names of the options only ``bench perf`` reads."""
 
 
@@ -52,6 +61,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--min-samples", type=int, help="premises measured whatever the budget (5)")
     g.add_argument("--profile", type=Path, help="write cProfile stats of the engine here")
     g.add_argument(
+        "--text",
+        action="store_true",
+        default=None,
+        help="the cost of writing text memories (import, add, revise) instead: see "
+        "stategraph.bench.perf.text; --sizes defaults to 1e3,1e4,1e5, --budget bounds the "
+        "from-scratch linker per size (60)",
+    )
+    g.add_argument(
         "--perf-system",
         action="append",
         dest="perf_systems",
@@ -74,6 +91,8 @@ def run_command(args: argparse.Namespace, rest: list[str]) -> int:
     if rest:
         print(f"bench perf: unexpected arguments {rest}", file=sys.stderr)
         return 2
+    if args.text:
+        return _run_text(args)
     options = PerfOptions()
     if args.sizes:
         options.sizes = args.sizes
@@ -99,3 +118,18 @@ def run_command(args: argparse.Namespace, rest: list[str]) -> int:
         s.get("agree", True) for size in doc["sizes"].values() for s in size["systems"].values()
     )
     return 0 if agree else 1
+
+
+def _run_text(args: argparse.Namespace) -> int:
+    from stategraph.bench.perf.text import TextPerfOptions, render_text, run_text
+
+    options = TextPerfOptions()
+    if args.sizes:
+        options.sizes = args.sizes
+    if args.seed is not None:
+        options.seed = args.seed
+    if args.budget is not None:
+        options.relink_budget_s = args.budget
+    doc = run_text(options)
+    print(json.dumps(doc, indent=2, sort_keys=True) if args.json else render_text(doc))
+    return 0

@@ -1,0 +1,200 @@
+"""``stategraph bench perf --text``: the cost of writing text memories, against store size.
+
+An agent writes memories all day; revising is rarer. This measures the write path with the
+rule packs and the grounder on, on the seeded workload of :mod:`stategraph.bench.perf.textgen`
+(the four pack domains in English and Chinese among unrelated memories), at each size:
+
+- ``import_per_s``: :func:`~stategraph.importing.import_memories` of the first ``SIZE``
+  memories into a new SQLite file (one transaction, every memory written as ``add`` would);
+- ``add_p50_ms`` / ``add_p99_ms``: then ``adds`` more memories, one ``Memory.add`` each, as
+  an agent calls it;
+- ``revise_p50_ms``: then ``revisions`` changes (a fact superseded or retracted), each alone;
+- ``peak_rss_mb``: the peak resident memory of the process that did all that;
+- ``linked_add_p50_ms``: the p50 of those adds whose memory grounds to atoms (the ones the rule
+  packs link; most memories, unrelated to any pack, never link);
+- ``relink_add_p50_ms``: the same linked adds on a copy of the store with every memory
+  relinked from scratch at each add (the linker before incremental linking, kept as the
+  reference), as many as fit in ``relink_budget_s``; None when not even one did.
+
+Each size runs in its own process (so the peak memory is that size's), with the grounding
+pipelines loaded before anything is timed.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["TextPerfOptions", "measure_size", "render_text", "run_text"]
+
+
+@dataclass
+class TextPerfOptions:
+    """What ``bench perf --text`` measures."""
+
+    sizes: list[int] = field(default_factory=lambda: [1_000, 10_000, 100_000])
+    seed: int = 0
+    adds: int = 200
+    revisions: int = 30
+    relink_budget_s: float = 60.0
+    relink_adds: int = 20
+
+
+def _ms(seconds: list[float], q: float) -> float:
+    ordered = sorted(seconds)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1e3, 3)
+
+
+def measure_size(size: int, options: TextPerfOptions) -> dict[str, Any]:
+    """Everything measured at one size, in this process."""
+    from stategraph import Memory
+    from stategraph.bench.perf.textgen import generate
+    from stategraph.grounding import ground
+    from stategraph.importing import import_memories
+
+    ground("The user flies to Tokyo on 2026-05-10")  # load the pipelines: not timed
+    ground("用户计划 2026-12 从上海搬到深圳")
+    workload = generate(size + options.adds, options.seed)
+    settings = {"rules": "all", "grounder": "stategraph.rule_grounder.v1"}
+    with tempfile.TemporaryDirectory(prefix="stategraph-text-") as tmp:
+        path = Path(tmp) / "memory.db"
+        mem = Memory(path, **settings)  # type: ignore[arg-type]
+        rows = ((m.id, m.state()) for m in workload.memories(0, size))
+        start = time.perf_counter()
+        import_memories(mem, rows)
+        import_s = time.perf_counter() - start
+        mem.close()
+        shutil.copy(path, Path(tmp) / "scratch.db")
+
+        mem = Memory(path, **settings)  # type: ignore[arg-type]
+        memories = list(workload.memories(size, size + options.adds))
+        adds, linked = [], []
+        for m in memories:
+            t = time.perf_counter()
+            mem.add(m.state())
+            adds.append(time.perf_counter() - t)
+            if m.atoms:
+                linked.append(adds[-1])
+        revises = []
+        for change in workload.changes(options.revisions):
+            t = time.perf_counter()
+            mem.revise(change)
+            revises.append(time.perf_counter() - t)
+        mem.close()
+
+        relink = _relink_adds(Path(tmp) / "scratch.db", memories, options)
+    return {
+        "memories": size,
+        "import_per_s": round(size / import_s, 1),
+        "add_p50_ms": _ms(adds, 0.5),
+        "add_p99_ms": _ms(adds, 0.99),
+        "linked_add_p50_ms": _ms(linked, 0.5),
+        "revise_p50_ms": _ms(revises, 0.5),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "relink_add_p50_ms": _ms(relink, 0.5) if relink else None,
+        "relink_adds": len(relink),
+    }
+
+
+def _relink_adds(path: Path, memories: list[Any], options: TextPerfOptions) -> list[float]:
+    """The same adds, each relinking every memory from scratch, within the budget: the times
+    of those whose memory links (the others do not relink, either way)."""
+    from stategraph import Memory
+
+    mem = Memory(path, rules="all", grounder="stategraph.rule_grounder.v1", linker="scratch")
+    times: list[float] = []
+    deadline = time.perf_counter() + options.relink_budget_s
+    for m in memories:
+        t = time.perf_counter()
+        mem.add(m.state())
+        if m.atoms:
+            times.append(time.perf_counter() - t)
+        if len(times) >= options.relink_adds or time.perf_counter() > deadline:
+            break
+    mem.close()
+    if times and times[0] > options.relink_budget_s:
+        return []  # not even one add within the budget
+    return times
+
+
+def run_text(options: TextPerfOptions) -> dict[str, Any]:
+    """Every size, each in a fresh process: ``{"text": {SIZE: figures}, ...}``."""
+    out: dict[str, Any] = {"text": {}, "options": asdict(options), "machine": _machine()}
+    for size in options.sizes:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "stategraph.bench.perf.text",
+                str(size),
+                json.dumps(asdict(options)),
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        out["text"][str(size)] = json.loads(done.stdout)
+    return out
+
+
+def _machine() -> dict[str, Any]:
+    import os
+    import platform
+
+    import clingo
+
+    return {
+        "python": platform.python_version(),
+        "clingo": clingo.__version__,
+        "cpu": platform.processor() or platform.machine(),
+        "cores": os.cpu_count(),
+    }
+
+
+def render_text(doc: dict[str, Any]) -> str:
+    """A plain table, one row per size."""
+    head = ["memories", "import/s", "add p50", "add p99", "linked add p50", "revise p50"]
+    head += ["peak RSS", "from scratch"]
+    rows = [head]
+    for size, r in doc["text"].items():
+        scratch, linked = r["relink_add_p50_ms"], max(r["linked_add_p50_ms"], 1e-3)
+        rows.append(
+            [
+                f"{int(size):,}",
+                f"{r['import_per_s']:.0f}",
+                f"{r['add_p50_ms']:.1f} ms",
+                f"{r['add_p99_ms']:.1f} ms",
+                f"{r['linked_add_p50_ms']:.1f} ms",
+                f"{r['revise_p50_ms']:.1f} ms",
+                f"{r['peak_rss_mb']:.0f} MB",
+                "-" if scratch is None else f"{scratch:.0f} ms ({scratch / linked:.0f}x)",
+            ]
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    lines = ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    m = doc["machine"]
+    lines.append(
+        f"text memories, one add at a time after an import; linked: adds of memories with atoms; "
+        f"from scratch: their p50 relinking every memory (and its ratio to incremental); "
+        f"Python {m['python']}, clingo "
+        f"{m['clingo']}, {m['cores']} cores"
+    )
+    return "\n".join(lines)
+
+
+def _main(argv: list[str]) -> int:
+    options = TextPerfOptions(**json.loads(argv[1]))
+    print(json.dumps(measure_size(int(argv[0]), options)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main(sys.argv[1:]))
