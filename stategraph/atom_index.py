@@ -28,7 +28,7 @@ import clingo
 
 from stategraph.grounding.packs import NEXT_DATE_HORIZON, days_between, is_date, next_event
 from stategraph.model import State
-from stategraph.topdown import AtomSet, atom_key, next_date_key
+from stategraph.topdown import AtomSet, atom_key, next_date_key, symbol_text
 
 __all__ = ["SCHEMA", "LinkIndex", "StoreInputs", "write"]
 
@@ -57,6 +57,12 @@ CREATE TABLE IF NOT EXISTS link_watches (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS link_watches_by_head ON link_watches (head);
 """
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def _parse(text: str) -> clingo.Symbol:
+    """An indexed atom back as a symbol (cached: parsing goes through the C library)."""
+    return clingo.parse_term(text)
 
 
 def _keys(atom: clingo.Symbol) -> list[str]:
@@ -113,11 +119,12 @@ class LinkIndex:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
+        self._events: dict[str, tuple[int, _Events]] = {}
 
     def matching(self, key: str) -> list[clingo.Symbol]:
         """The atoms indexed under one ``atom_keys`` key."""
         rows = self.conn.execute("SELECT atom FROM atom_keys WHERE key = ?", (key,))
-        return [clingo.parse_term(r[0]) for r in rows]
+        return [_parse(r[0]) for r in rows]
 
     def count(self, key: str, cap: int) -> int:
         """How many atoms one key holds, counting no further than ``cap``."""
@@ -127,12 +134,22 @@ class LinkIndex:
     def carriers(self, atom: clingo.Symbol) -> list[str]:
         """The states carrying an atom, sorted by id."""
         sql = "SELECT state_id FROM atoms WHERE atom = ? ORDER BY state_id"
-        return [r[0] for r in self.conn.execute(sql, (str(atom),))]
+        return [r[0] for r in self.conn.execute(sql, (symbol_text(atom),))]
 
     def dates_of(self, predicate: str) -> list[str]:
         """The date strings the atoms of a predicate carry."""
         sql = "SELECT date FROM input_dates WHERE predicate = ?"
         return [r[0] for r in self.conn.execute(sql, (predicate,))]
+
+    def events(self, predicate: str) -> _Events:
+        """The event dates of a predicate, indexed for ``next_date`` (kept between calls while
+        the predicate gains no date: dates are only ever added)."""
+        sql = "SELECT count(*) FROM input_dates WHERE predicate = ?"
+        count = int(self.conn.execute(sql, (predicate,)).fetchone()[0])
+        cached = self._events.get(predicate)
+        if cached is None or cached[0] != count:
+            cached = self._events[predicate] = (count, _Events(self.dates_of(predicate)))
+        return cached[1]
 
     def all_dates(self) -> list[str]:
         """Every date string any atom carries."""
@@ -166,52 +183,92 @@ class LinkIndex:
 
 
 class _Events:
-    """The event dates of one predicate, for ``next_date``: full dates sorted by day (the
-    nearest on or after a full date is found by bisection), the others (months, year-less
-    dates) checked one by one, as few as they are."""
+    """The event dates of one predicate, for ``next_date``, kept so that the nearest event
+    on or after a full date is found by bisection: full dates sorted by day, months
+    (``YYYY-MM``, counted 30 days apart) sorted by month, and year-less dates, as few as
+    they are, checked one by one. Dates of other shapes ask the reference,
+    :func:`~stategraph.grounding.packs.next_event`."""
 
     def __init__(self, dates: Iterable[str]) -> None:
         full: list[tuple[int, str]] = []
-        self.other: list[str] = []
+        months: list[tuple[int, str]] = []
+        self.yearless: list[str] = []
         for d in set(dates):
-            day = _ordinal(d)
-            if day is None:
-                self.other.append(d)
-            else:
+            if (day := _ordinal(d)) is not None:
                 full.append((day, d))
+            elif (month := _month(d)) is not None:
+                months.append((month, d))
+            else:
+                self.yearless.append(d)
         full.sort()
-        self.days = [f[0] for f in full]
-        self.full = [f[1] for f in full]
+        months.sort()
+        self.days = [k for k, _ in full]
+        self.full = [d for _, d in full]
+        self.month_keys = [k for k, _ in months]
+        self.months = [d for _, d in months]
+
+    def copy(self) -> _Events:
+        """An independent copy (to add a change's dates to without touching a cached one)."""
+        other = _Events(())
+        other.days, other.full = list(self.days), list(self.full)
+        other.month_keys, other.months = list(self.month_keys), list(self.months)
+        other.yearless = list(self.yearless)
+        return other
 
     def add(self, date: str) -> None:
+        """Add an event date (a no-op when it is there)."""
         day = _ordinal(date)
-        if day is None:
-            if date not in self.other:
-                self.other.append(date)
-            return
-        i = bisect.bisect_left(self.days, day)
-        if i == len(self.days) or self.full[i] != date:
-            self.days.insert(i, day)
-            self.full.insert(i, date)
+        if day is not None:
+            _insert(self.days, self.full, day, date)
+        elif (month := _month(date)) is not None:
+            _insert(self.month_keys, self.months, month, date)
+        elif date not in self.yearless:
+            self.yearless.append(date)
 
     def next(self, date: str) -> tuple[int, str] | None:
         """:func:`~stategraph.grounding.packs.next_event` over these dates."""
         day = _ordinal(date)
-        if day is None:
-            return next_event(date, [*self.full, *self.other])
+        month = _month(date[:7])
+        if month is None or (day is None and len(date) != 7):  # a year-less date: rare
+            return next_event(date, [*self.full, *self.months, *self.yearless])
         best: tuple[int, str] | None = None
-        i = bisect.bisect_left(self.days, day)
-        if i < len(self.days):  # distinct full dates: the first on or after is the nearest
-            best = (self.days[i] - day, self.full[i])
-        if self.other:
-            found = next_event(date, self.other)
-            if found is not None and (best is None or found < best):
-                best = found
+        if day is not None:  # distinct full dates: the first on or after is the nearest
+            i = bisect.bisect_left(self.days, day)
+            if i < len(self.days):
+                best = (self.days[i] - day, self.full[i])
+        else:  # a month: 30 days a month, so the earliest date of the first month on or after
+            i = bisect.bisect_left(self.days, _first_day(month))
+            if i < len(self.days):
+                best = (30 * (_month(self.full[i][:7]) - month), self.full[i])  # type: ignore[operator]
+        j = bisect.bisect_left(self.month_keys, month)
+        if j < len(self.month_keys):  # a month is 30 days: the first month on or after
+            found = (30 * (self.month_keys[j] - month), self.months[j])
+            best = found if best is None or found < best else best
+        if self.yearless:
+            found_ = next_event(date, self.yearless)
+            if found_ is not None and (best is None or found_ < best):
+                best = found_
         return None if best is None or best[0] > NEXT_DATE_HORIZON else best
 
 
-def _within(day: int, windows: list[tuple[int, int]]) -> bool:
-    return any(lo <= day <= hi for lo, hi in windows)
+def _insert(keys: list[int], values: list[str], key: int, value: str) -> None:
+    i = bisect.bisect_left(keys, key)
+    if i == len(keys) or values[i] != value:
+        keys.insert(i, key)
+        values.insert(i, value)
+
+
+def _first_day(month: int) -> int:
+    """The day number of the first day of a month number (:func:`_month`)."""
+    return datetime.date(month // 12, month % 12 + 1, 1).toordinal()
+
+
+@functools.lru_cache(maxsize=65536)
+def _month(date: str) -> int | None:
+    """The month number of a ``YYYY-MM`` date (year times 12 plus month), else None."""
+    if len(date) != 7 or not date[:4].isdigit() or date[4] != "-" or not is_date(date):
+        return None
+    return int(date[:4]) * 12 + int(date[5:7]) - 1
 
 
 @functools.lru_cache(maxsize=65536)
@@ -272,7 +329,7 @@ class StoreInputs:
         """The event dates of a predicate, indexed and new."""
         found = self._events.get(predicate)
         if found is None:
-            found = self._events[predicate] = _Events(self.index.dates_of(predicate))
+            found = self._events[predicate] = self.index.events(predicate).copy()
             for d in self.overlay.dates(predicate):
                 found.add(d)
         return found
@@ -300,20 +357,23 @@ class StoreInputs:
         if not added:
             return []
         out = []
-        dates = [(d, _ordinal(d)) for d in self.index.all_dates()]
+        everything = self.index.all_dates()
+        full = sorted((day, d) for d in everything if (day := _ordinal(d)) is not None)
+        other = [d for d in everything if _ordinal(d) is None]
+        days_of_full = [f[0] for f in full]
         for predicate, fresh in sorted(added.items()):
-            before = _Events(self.index.dates_of(predicate))
-            days = [_ordinal(f) for f in fresh]
-            # a full date is moved only by a fresh event up to a horizon after it; dates of
-            # other shapes (months, year-less) and fresh events of other shapes: check all
-            windows = (
-                None
-                if None in days
-                else [(d - NEXT_DATE_HORIZON, d) for d in days if d is not None]
-            )
-            for d, day in dates:
-                if windows is not None and day is not None and not _within(day, windows):
-                    continue
+            before = self.index.events(predicate)
+            ends = [_ordinal(f) for f in fresh]
+            if None in ends:  # a fresh month or year-less date: any date may move
+                near = [d for _day, d in full] + other
+            else:
+                # a full date is moved only by a fresh event up to a horizon after it
+                near = list(other)
+                for end in sorted({e for e in ends if e is not None}):
+                    lo = bisect.bisect_left(days_of_full, end - NEXT_DATE_HORIZON)
+                    hi = bisect.bisect_right(days_of_full, end)
+                    near += [d for _day, d in full[lo:hi]]
+            for d in dict.fromkeys(near):
                 candidates = [(n, f) for f in fresh if (n := days_between(d, f)) is not None]
                 best = min(candidates, default=None)
                 if best is None or best[0] > NEXT_DATE_HORIZON:

@@ -317,9 +317,14 @@ class IncrementalLinker:
 
         goals = Goals(self.program, inputs)
 
+        carried: dict[clingo.Symbol, list[str]] = {}
+
         def carriers(atom: clingo.Symbol) -> list[str]:
             goals.note(pattern_keys(atom)[-1])
-            return inputs.carriers(atom)
+            found = carried.get(atom)
+            if found is None:
+                found = carried[atom] = inputs.carriers(atom)
+            return found
 
         links = Links()
         watches: dict[str, frozenset[str]] = {}

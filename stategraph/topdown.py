@@ -25,6 +25,7 @@ then links from scratch.
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -53,6 +54,7 @@ __all__ = [
     "compile_packs",
     "next_date_key",
     "pattern_keys",
+    "symbol_text",
 ]
 
 
@@ -124,6 +126,27 @@ class PackProgram:
     def is_static(self, atom: clingo.Symbol) -> bool:
         """True for pack knowledge."""
         return atom in self.static.get((atom.name, len(atom.arguments)), ())
+
+    @functools.cached_property
+    def _static_index(self) -> dict[tuple[str, int, int, clingo.Symbol], list[clingo.Symbol]]:
+        index: dict[tuple[str, int, int, clingo.Symbol], list[clingo.Symbol]] = {}
+        for (name, arity), atoms in self.static.items():
+            for atom in sorted(atoms):
+                for i, a in enumerate(atom.arguments):
+                    index.setdefault((name, arity, i, a), []).append(atom)
+        return index
+
+    def static_matching(
+        self, name: str, arity: int, bound: dict[int, clingo.Symbol]
+    ) -> list[clingo.Symbol]:
+        """The static atoms ``name/arity`` with these arguments at the bound positions."""
+        if not bound:
+            return sorted(self.static.get((name, arity), ()))
+        pools = [self._static_index.get((name, arity, i, v), []) for i, v in bound.items()]
+        pool = min(pools, key=len)
+        if len(bound) == 1:
+            return pool
+        return [a for a in pool if all(a.arguments[i] == v for i, v in bound.items())]
 
 
 class Inputs(Protocol):
@@ -280,21 +303,29 @@ def _bound(atom: Fun | clingo.Symbol, b: Binding) -> dict[int, clingo.Symbol]:
     return out
 
 
+@functools.lru_cache(maxsize=1 << 18)
+def symbol_text(symbol: clingo.Symbol) -> str:
+    """A symbol as clingo prints it (cached: printing goes through the C library)."""
+    return str(symbol)
+
+
 def atom_key(name: str, arity: int, bound: dict[int, clingo.Symbol]) -> str:
     """The key of a lookup pattern: ``name/arity`` and each bound position's value."""
-    parts = [f"{name}/{arity}", *(f"{i}={bound[i]}" for i in sorted(bound))]
+    parts = [f"{name}/{arity}", *(f"{i}={symbol_text(bound[i])}" for i in sorted(bound))]
     return "|".join(parts)
 
 
-def pattern_keys(atom: clingo.Symbol) -> list[str]:
+@functools.lru_cache(maxsize=1 << 16)
+def pattern_keys(atom: clingo.Symbol) -> tuple[str, ...]:
     """The key of every lookup pattern a ground atom matches (each subset of its arguments
-    bound): a new input atom concerns exactly the memories watching one of these."""
+    bound), the one with every argument bound last: a new input atom concerns exactly the
+    memories watching one of these."""
     args = atom.arguments
     keys = []
     for mask in range(1 << len(args)):
         bound = {i: a for i, a in enumerate(args) if mask >> i & 1}
         keys.append(atom_key(atom.name, len(args), bound))
-    return keys
+    return tuple(keys)
 
 
 def next_date_key(date: str, predicate: str) -> str:
@@ -499,10 +530,9 @@ class Goals:
                     yield clingo.Function("mentioned", [atom])
             return
         seen: set[clingo.Symbol] = set()
-        for atom in self.program.static.get((name, arity), ()):
-            if all(atom.arguments[i] == v for i, v in bound.items()):
-                seen.add(atom)
-                yield atom
+        for atom in self.program.static_matching(name, arity, bound):
+            seen.add(atom)
+            yield atom
         for atom in self._inputs(name, arity, bound):
             if atom not in seen:
                 seen.add(atom)
