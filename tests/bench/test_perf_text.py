@@ -12,6 +12,7 @@ KEYS = {
     "linked_add_p50_ms",
     "revise_p50_ms",
     "peak_rss_mb",
+    "relink_peak_rss_mb",
     "relink_add_p50_ms",
     "relink_adds",
 }
