@@ -11,11 +11,8 @@ import functools
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
-from stategraph.grounding.analysis import analyse_doc
 from stategraph.grounding.errors import GroundingError
-from stategraph.grounding.frames import assemble
 from stategraph.grounding.language import Lang, detect_language
-from stategraph.grounding.pipeline import REFERENCE_YEAR_KEY, get_pipeline
 from stategraph.grounding.result import Grounding
 
 __all__ = [
@@ -58,6 +55,12 @@ class RuleGrounder:
         self, text: str, *, lang: Lang | None = None, reference_year: int | None = None
     ) -> Grounding:
         """Ground one text; see :func:`ground` for the arguments."""
+        # Imported here, not at the top: spaCy and jieba take about 0.5 s to import, and only
+        # grounding needs them (``stategraph show``, ``why`` and ``--help`` never ground).
+        from stategraph.grounding.analysis import analyse_doc
+        from stategraph.grounding.frames import assemble
+        from stategraph.grounding.pipeline import REFERENCE_YEAR_KEY, get_pipeline
+
         chosen = detect_language(text) if lang is None else lang
         if chosen not in _LANGS:
             raise GroundingError(chosen, _LANGS, kind="language")
