@@ -27,7 +27,7 @@ resting on it in question, so a round re-solves before the next one asks.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -39,19 +39,22 @@ from stategraph.model import (
     TRUE,
     UNDEFINED,
     Change,
+    Consequence,
     DecidedBy,
     EdgeCheck,
     EdgeOutcome,
     Entry,
     Justification,
     Origin,
+    Reason,
     Report,
     State,
     Truth,
+    Verdict,
 )
 from stategraph.revise import Revision
 
-__all__ = ["JudgeBudget", "JudgeStore", "Settled", "settle"]
+__all__ = ["JudgeBudget", "JudgeStore", "Settled", "flag_blockers", "settle"]
 
 _HOLDING = 12
 """At most this many holding memories are offered per question."""
@@ -89,6 +92,10 @@ class JudgeStore(TermIndex, Protocol):
 
     def justifications_for(self, heads: Iterable[str]) -> list[Justification]:
         """The stored justifications of these heads."""
+        ...
+
+    def heads_citing(self, ids: Iterable[str]) -> set[str]:
+        """Stored heads whose justifications cite any of these ids."""
         ...
 
 
@@ -198,7 +205,8 @@ def settle(
         rev, graph = solve(change)
         for e in rev.report.edges:
             outcomes.setdefault((e.head, e.premise), e)
-    return Settled(_final(rev, outcomes, judged), calls)
+    kinds = {a.head: a.question.head.kind for a in blocking}
+    return Settled(_final(rev, outcomes, judged, kinds, store), calls)
 
 
 class _Context:
@@ -443,14 +451,19 @@ def _extend(
 
 
 def _final(
-    rev: Revision, outcomes: dict[tuple[str, str], EdgeOutcome], judged: dict[str, bool]
+    rev: Revision,
+    outcomes: dict[tuple[str, str], EdgeOutcome],
+    judged: dict[str, bool],
+    kinds: Mapping[str, str] | None = None,
+    store: JudgeStore | None = None,
 ) -> Revision:
-    """The last revision's report with every edge outcome, and the judge credited."""
+    """The last revision's report with every edge outcome, the judge credited, and the
+    memories an asserted fact may have defeated, where nobody decided, flagged."""
     value = {e.id: e.new for e in rev.report.entries}
     edges = []
     for key in sorted(outcomes):
         o = outcomes[key]
-        if o.decided_by is not DecidedBy.judge:
+        if o.decided_by is not DecidedBy.judge and not o.blocker:
             settled = value.get(o.head) is not UNDEFINED  # not an entry: it kept its value
             o = o.model_copy(update={"decided_by": DecidedBy.logic if settled else None})
         edges.append(o)
@@ -460,7 +473,93 @@ def _final(
             return e.model_copy(update={"decided_by": DecidedBy.judge})
         return e
 
+    entries = {e.id: credit(e) for e in rev.report.entries}
+    doubted = {
+        o.head: 1
+        for o in edges
+        if o.blocker and o.decided_by is None and value.get(o.head, TRUE) is TRUE
+    }
+    in_doubt = {h: tuple(sorted(o.premise for o in edges if o.head == h)) for h in doubted}
+    kinds = dict(kinds or {})
+    if store is not None and doubted:
+        for head, (depth, kind, premises) in _resting_on(store, doubted, value).items():
+            doubted[head], kinds[head], in_doubt[head] = depth, kind, premises
+    for head, depth in sorted(doubted.items()):
+        entry = entries.get(head)
+        entries[head] = Entry(
+            id=head,
+            kind=kinds.get(head, "belief"),
+            old=entry.old if entry is not None else TRUE,
+            new=entry.new if entry is not None else TRUE,
+            verdict=Verdict.needs_confirmation,
+            depth=entry.depth if entry is not None else depth,
+            decided_by=DecidedBy.policy,
+            consequence=Consequence.review if kinds.get(head) == "action" else None,
+            reason=Reason(cause="possibly_defeated", undecided=in_doubt[head]),
+        )
+    ordered = sorted(entries.values(), key=lambda e: (e.depth, e.id))
     report: Report = rev.report.model_copy(
-        update={"edges": tuple(edges), "entries": tuple(credit(e) for e in rev.report.entries)}
+        update={"edges": tuple(edges), "entries": tuple(ordered)}
     )
     return Revision(report, rev.writes)
+
+
+def _resting_on(
+    store: JudgeStore, doubted: Mapping[str, int], value: Mapping[str, Truth]
+) -> dict[str, tuple[int, str, tuple[str, ...]]]:
+    """The memories resting, through their candidates alone, on memories a new fact may have
+    defeated (a few hops): if those go, so may these, so they are in doubt too.
+
+    Returns ``{id: (hops, kind, the doubted memories it rests on)}``.
+    """
+    out: dict[str, tuple[int, str, tuple[str, ...]]] = {}
+    frontier, seen = set(doubted), set(doubted)
+    for hops in range(2, 2 + _DOUBT_HOPS):
+        heads = store.heads_citing(frontier) - seen
+        if not heads:
+            break
+        justs: dict[str, list[Justification]] = {}
+        for j in store.justifications_for(heads):
+            justs.setdefault(j.head, []).append(j)
+        truths = store.truths(justs)
+        frontier = set()
+        for head, found in sorted(justs.items()):
+            if not all(j.origin in (Origin.recovered, Origin.assumed) for j in found):
+                continue  # its writer or the rules said what it rests on
+            resting = sorted({p for j in found for p in j.candidates() if p in seen})
+            if resting and value.get(head, truths.get(head)) is TRUE:
+                whole = store.state(head)
+                kind = whole[0].kind if whole is not None else "belief"
+                out[head] = (hops, kind, tuple(resting))
+                frontier.add(head)
+        seen |= frontier
+    return out
+
+
+_DOUBT_HOPS = 3
+"""How far doubt spreads from a memory a new fact may have defeated."""
+
+
+def flag_blockers(
+    rev: Revision,
+    graph: SupportGraph,
+    store: JudgeStore,
+    proposer: CandidateProposer,
+    change: Change,
+    facts: list[State],
+) -> Revision:
+    """Without a judge: the stand-in memories each asserted fact is close to, flagged for a
+    person (``possibly_defeated``), their values unchanged."""
+    asked = _blocker_questions(rev, graph, store, proposer, change, facts)
+    if not asked:
+        return rev
+    outcomes = {(e.head, e.premise): e for e in rev.report.edges}
+    for a in asked:
+        outcomes[a.head, a.premise] = EdgeOutcome(
+            head=a.head,
+            premise=a.premise,
+            decided_by=None,
+            blocker=True,
+            note="no judge configured: a person must say whether the new fact defeats it",
+        )
+    return _final(rev, outcomes, {}, {a.head: a.question.head.kind for a in asked}, store)

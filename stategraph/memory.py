@@ -26,7 +26,7 @@ from stategraph.errors import ConcurrentChangeError, InvalidInputError, UnknownS
 from stategraph.explain import Proof, WhyNot, why, why_not
 from stategraph.graph import SupportGraph
 from stategraph.judge.base import Judge, JudgeCall, Question, question_key
-from stategraph.judging import JudgeBudget, settle
+from stategraph.judging import JudgeBudget, flag_blockers, settle
 from stategraph.model import (
     Change,
     Justification,
@@ -352,6 +352,8 @@ class Memory:
                     facts,
                 )
                 rev, calls = settled.revision, settled.calls
+            elif facts and self.candidates is not None:
+                rev = flag_blockers(rev, first[1], self.store, self.candidates, change, facts)
             rev.writes.link = link
             self.store.commit(rev, self.config, calls, expect_head=head)
         return rev.report

@@ -292,7 +292,9 @@ class Reason(BaseModel):
 
     cause: str
     """One of ``no_support``, ``alternative_support``, ``new_support``, ``negative_cycle``,
-    ``undefined_premise``, ``unverified_candidate``, ``depth_limit``."""
+    ``undefined_premise``, ``unverified_candidate``, ``depth_limit``, ``compatible_update``,
+    ``possibly_defeated`` (a fact the change asserted may defeat this memory's stand-in
+    support, and no judge settled it: the value is kept, a person decides)."""
     lost: tuple[LostSupport, ...] = ()
     surviving: JustificationRef | None = None
     """The justification that carries a kept or restored state (minimal derivation height)."""

@@ -235,9 +235,26 @@ def test_an_asserted_fact_is_checked_against_the_stand_ins_it_may_defeat() -> No
     assert mem.retract("f2").restored == ["b1"]
 
 
-def test_without_a_judge_an_asserted_fact_defeats_nothing() -> None:
+def test_without_a_judge_an_asserted_fact_flags_what_it_may_defeat() -> None:
     mem = Memory()
     mem.fact("f1", "The user moves to Manchester for a job at Auto Trader")
     mem.belief("b1", "The user pays the removal firm for the Manchester move out of pocket")
     report = mem.fact("f2", "Auto Trader pays the removal firm for the Manchester move")
-    assert mem.truth("b1") is Truth.true and report.entry("b1") is None
+    assert mem.truth("b1") is Truth.true  # logic has no reason to drop it
+    entry = report.entry("b1")
+    assert entry is not None and entry.verdict.value == "needs_confirmation"
+    assert (entry.reason.cause, entry.reason.undecided) == ("possibly_defeated", ("f2",))
+    (edge,) = report.edges
+    assert edge.blocker and edge.decided_by is None and "no judge" in edge.note
+
+
+def test_what_rests_on_a_possibly_defeated_memory_is_in_doubt_too() -> None:
+    mem = Memory()
+    mem.fact("f1", "The user moves to Manchester for a job at Auto Trader")
+    mem.belief("b1", "The user pays the removal firm for the Manchester move out of pocket")
+    mem.plan("p1", "Move savings on 10 October", context=["b1"])
+    mem.plan("p2", "Keep the gym membership", because=["f1"])  # a declared basis: untouched
+    report = mem.fact("f2", "Auto Trader pays the removal firm for the Manchester move")
+    flagged = {e.id: (e.depth, e.reason.undecided) for e in report.entries}
+    assert flagged == {"b1": (1, ("f2",)), "p1": (2, ("b1",))}
+    assert mem.truth("p1") is Truth.true and report.invalidated == []
