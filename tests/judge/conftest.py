@@ -1,7 +1,7 @@
 """Fixtures of the judge tests: a scripted chat-completions server on loopback.
 
-The ``llm`` marker is registered here until pyproject.toml carries it: tests marked with it need
-a real model server (see tests/judge/test_llama_server.py) and skip without one.
+Tests marked ``llm`` (declared in pyproject.toml) need a real model server (see
+tests/judge/test_llama_server.py) and skip without one.
 """
 
 from __future__ import annotations
@@ -11,13 +11,6 @@ from collections.abc import Iterator
 import pytest
 
 from .chat_server import ChatServer
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers",
-        "llm: needs a real model server (STATEGRAPH_LLAMA_SERVER or a built llama-server)",
-    )
 
 
 @pytest.fixture
