@@ -137,7 +137,12 @@ def _emit(report: Report, as_json: bool) -> None:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    _emit(demo.run(args.lang, text_only=args.text), args.json)
+    report = demo.run(args.lang, text_only=args.text)
+    _emit(report, args.json)
+    if not args.json:
+        untouched = sorted(set(demo.SCENARIO[args.lang]) - {e.id for e in report.entries})
+        untouched = [sid for sid in untouched if sid not in {c.id for c in report.changed}]
+        print(f"  untouched: {', '.join(untouched)} (related to m1, but not resting on it)")
     return 0
 
 
