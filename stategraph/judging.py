@@ -146,6 +146,7 @@ def settle(
         facts: the facts the change asserts.
     """
     rev, graph = first
+    depth = first[0].depth  # what each round's seeds are 0 hops from: the change as asked
     outcomes = {(e.head, e.premise): e for e in rev.report.edges}
     calls: list[JudgeCall] = []
     judged: dict[str, bool] = {}  # head -> some answer about it was accepted
@@ -206,7 +207,7 @@ def settle(
         for e in rev.report.edges:
             outcomes.setdefault((e.head, e.premise), e)
     kinds = {a.head: a.question.head.kind for a in blocking}
-    return Settled(_final(rev, outcomes, judged, kinds, store), calls)
+    return Settled(_final(rev, outcomes, judged, kinds, store, depth), calls)
 
 
 class _Context:
@@ -456,9 +457,12 @@ def _final(
     judged: dict[str, bool],
     kinds: Mapping[str, str] | None = None,
     store: JudgeStore | None = None,
+    depth: Mapping[str, int] | None = None,
 ) -> Revision:
-    """The last revision's report with every edge outcome, the judge credited, and the
-    memories an asserted fact may have defeated, where nobody decided, flagged."""
+    """The last revision's report with every edge outcome, the judge credited, the memories
+    an asserted fact may have defeated, where nobody decided, flagged, and every entry's depth
+    counted from the change as asked (``depth``: the first round's cone), not from the
+    judge's additions that later rounds were seeded with."""
     value = {e.id: e.new for e in rev.report.entries}
     edges = []
     for key in sorted(outcomes):
@@ -469,9 +473,12 @@ def _final(
         edges.append(o)
 
     def credit(e: Entry) -> Entry:
+        update: dict[str, object] = {}
         if e.id in judged and e.decided_by is DecidedBy.logic:
-            return e.model_copy(update={"decided_by": DecidedBy.judge})
-        return e
+            update["decided_by"] = DecidedBy.judge
+        if depth is not None and e.id in depth and depth[e.id] != e.depth:
+            update["depth"] = depth[e.id]
+        return e.model_copy(update=update) if update else e
 
     entries = {e.id: credit(e) for e in rev.report.entries}
     doubted = {
@@ -482,9 +489,9 @@ def _final(
     in_doubt = {h: tuple(sorted(o.premise for o in edges if o.head == h)) for h in doubted}
     kinds = dict(kinds or {})
     if store is not None and doubted:
-        for head, (depth, kind, premises) in _resting_on(store, doubted, value).items():
-            doubted[head], kinds[head], in_doubt[head] = depth, kind, premises
-    for head, depth in sorted(doubted.items()):
+        for head, (hops, kind, premises) in _resting_on(store, doubted, value).items():
+            doubted[head], kinds[head], in_doubt[head] = hops, kind, premises
+    for head, hops in sorted(doubted.items()):
         entry = entries.get(head)
         entries[head] = Entry(
             id=head,
@@ -492,7 +499,7 @@ def _final(
             old=entry.old if entry is not None else TRUE,
             new=entry.new if entry is not None else TRUE,
             verdict=Verdict.needs_confirmation,
-            depth=entry.depth if entry is not None else depth,
+            depth=entry.depth if entry is not None else hops,
             decided_by=DecidedBy.policy,
             consequence=Consequence.review if kinds.get(head) == "action" else None,
             reason=Reason(cause="possibly_defeated", undecided=in_doubt[head]),
@@ -501,7 +508,7 @@ def _final(
     report: Report = rev.report.model_copy(
         update={"edges": tuple(edges), "entries": tuple(ordered)}
     )
-    return Revision(report, rev.writes)
+    return Revision(report, rev.writes, rev.depth)
 
 
 def _resting_on(

@@ -105,6 +105,8 @@ class Revision:
 
     report: Report
     writes: Writes
+    depth: dict[str, int] = field(default_factory=dict)
+    """Hop distance from the changed states of every state the change reached (its cone)."""
 
 
 def validate(graph: SupportGraph, policy: Policy, change: Change) -> None:
@@ -360,7 +362,7 @@ def revise(
         method=f"cone/{model.path}",
         edges=edges,
     )
-    return Revision(report, writes)
+    return Revision(report, writes, depth)
 
 
 def _edges_in_question(

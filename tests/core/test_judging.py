@@ -161,6 +161,8 @@ def test_a_chain_is_settled_in_rounds_shallowest_first() -> None:
     report = mem.retract("f1")
     assert report.invalidated == ["a1", "p1"]
     assert [(q.head.id, q.premise.id) for q in judge.asked] == [("p1", "f1"), ("a1", "p1")]
+    # depths count from the change as asked, not from the answers later rounds were seeded with
+    assert [(e.id, e.depth) for e in report.entries] == [("p1", 1), ("a1", 2)]
     assert judge.asked[1].premise_change == "no_longer_holds"
 
 

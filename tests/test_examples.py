@@ -1,0 +1,48 @@
+"""Every example runs, from a clean working directory, and says what it should."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+EXPECTED = {
+    "relocation.py": ["invalidated: ['m2', 'm3']"],
+    "seed_zh.py": [
+        "invalidated: ['m2', 'm3']",
+        "consequences: {'m3': 'cancel'}",
+        "m4 untouched: True",
+    ],
+    "agent_loop.py": [
+        "a1: invalidated",
+        "a2: invalidated",
+        "a3: invalidated",
+        "consequences: {'a3': 'cancel'}",
+    ],
+}
+
+
+def test_every_example_is_listed() -> None:
+    assert {p.name for p in EXAMPLES.glob("*.py")} == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_the_example_runs(name: str, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / name)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    for line in EXPECTED[name]:
+        assert line in done.stdout, done.stdout
