@@ -49,7 +49,7 @@ class Scripted(BaseHTTPRequestHandler):
                     "finish_reason": "stop",
                     "message": {"role": "assistant", "content": json.dumps(answer)},
                 }
-            ],  # fmt: skip
+            ],
             "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
         }
         data = json.dumps(reply).encode()
