@@ -354,6 +354,24 @@ def _cmd_history(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_graph(args: argparse.Namespace) -> int:
+    from stategraph.pictures import draw  # only this command needs the pictures
+
+    options: dict[str, Any] = {"revision": args.revision, "around": args.around, "hops": args.hops}
+    if args.limit is not None:
+        options["limit"] = args.limit
+    with _open(args) as mem:
+        text = draw(mem, "json" if args.json else args.format, **options)
+    if not args.output:
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(args.output).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InvalidInputError("graph", [("-o", f"cannot write {args.output}: {exc}")]) from exc
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser, with every registered command."""
     parser = argparse.ArgumentParser(
@@ -474,6 +492,37 @@ def build_parser() -> argparse.ArgumentParser:
         help="only entries after this sequence number, or at or after this ISO 8601 time",
     )
     p.set_defaults(func=_cmd_history)
+
+    p = store_cmd("graph", "draw the support graph (DOT, Mermaid, SVG or an HTML page)")
+    p.add_argument(
+        "--format",
+        choices=["dot", "mermaid", "svg", "html"],
+        default="dot",
+        help="dot (default), mermaid, svg (needs Graphviz's dot) or html (one page to browse, "
+        "click a state for its proof); --json prints the picture as data instead",
+    )
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+    p.add_argument(
+        "--revision",
+        type=int,
+        metavar="N",
+        help="colour states by revision N's verdicts; on a large store draw its cone and "
+        "one hop around it",
+    )
+    p.add_argument("--around", metavar="ID", help="draw the neighbourhood of one state")
+    p.add_argument(
+        "--hops",
+        type=int,
+        metavar="N",
+        help="how far out to draw (default 2 with --around, 1 around a revision's cone)",
+    )
+    p.add_argument(
+        "--limit",
+        type=int,
+        metavar="N",
+        help="draw at most N states; a store this small is drawn whole (default 150)",
+    )
+    p.set_defaults(func=_cmd_graph)
 
     for name in _PLUGINS:
         try:

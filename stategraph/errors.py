@@ -26,6 +26,7 @@ __all__ = [
     "LogicError",
     "MalformedAnswerError",
     "NotHoldingError",
+    "RenderError",
     "ResourceNotFoundError",
     "SelfJustificationError",
     "StategraphError",
@@ -33,6 +34,7 @@ __all__ = [
     "StoreError",
     "StoreNotFoundError",
     "TamperedStoreError",
+    "ToolNotFoundError",
     "UnknownStateError",
     "UnreadableInputError",
 ]
@@ -387,4 +389,46 @@ class MalformedAnswerError(StategraphError, ValueError):
             f"malformed judge answer ({problem}): expected one JSON object "
             '{"still_holds": bool, "support": [ids], "reason": str}, '
             "bare or in one ```json fence"
+        )
+
+
+class ToolNotFoundError(StategraphError, FileNotFoundError):
+    """An outside program that one feature runs is not installed (not on ``PATH``).
+
+    Raised before anything is written, naming what to install, so a missing optional tool is
+    an instruction rather than a traceback; the rest of stategraph works without it.
+
+    Attributes:
+        tool: the program looked for (``"dot"``).
+        needed_for: what needs it (``"--format svg"``).
+        install: how to install it.
+        instead: what works without it.
+    """
+
+    def __init__(self, tool: str, needed_for: str, install: str, instead: str = "") -> None:
+        self.tool = tool
+        self.needed_for = needed_for
+        self.install = install
+        self.instead = instead
+        alt = f"; or {instead}" if instead else ""
+        super().__init__(
+            f"{needed_for} needs the program {tool!r}, which is not installed (not on PATH): "
+            f"{install}{alt}"
+        )
+
+
+class RenderError(StategraphError):
+    """An outside renderer (Graphviz's ``dot``) failed on a picture stategraph wrote.
+
+    Attributes:
+        tool: the program that failed.
+        detail: what it printed on stderr (cut to 500 characters).
+    """
+
+    def __init__(self, tool: str, detail: str) -> None:
+        self.tool = tool
+        self.detail = detail.strip()[:500]
+        super().__init__(
+            f"{tool} failed to render the picture ({self.detail or 'no message'}): rerun with "
+            "--format dot to see the input, and report it"
         )

@@ -182,6 +182,10 @@ class Store(Protocol):
         """Every state, sorted by id."""
         ...
 
+    def ids(self, limit: int | None = None) -> list[str]:
+        """Ids of the stored states, sorted; at most ``limit``."""
+        ...
+
     def ids_with_truth(self, truth: Truth) -> frozenset[str]:
         """Ids of the states with this truth value."""
         ...
@@ -776,6 +780,16 @@ class SQLiteStore:
     def has_states(self) -> bool:
         """True unless the store is empty."""
         return self.conn.execute("SELECT 1 FROM states LIMIT 1").fetchone() is not None
+
+    def ids(self, limit: int | None = None) -> list[str]:
+        """Ids of the stored states (active or not), sorted; at most ``limit``.
+
+        A bounded read of the primary key alone: a caller that only needs to know whether the
+        store is small (a picture of all of it) asks for ``limit + 1`` and reads no more.
+        """
+        sql = "SELECT id FROM states ORDER BY id" + ("" if limit is None else " LIMIT ?")
+        args = () if limit is None else (max(limit, 0),)
+        return [r[0] for r in self.conn.execute(sql, args)]
 
     def present(self, ids: Iterable[str]) -> set[str]:
         """Which of these ids are stored."""

@@ -25,6 +25,9 @@ assert "packs/relocation.lp" in list_resources("rules", "packs", ".lp")
 from stategraph.bench.cases import shipped_cases
 assert len(shipped_cases()) >= 100
 text = run("zh", text_only=True)  # the grounding data and the rule packs, from the wheel
+from stategraph.pictures import Picture, to_html  # the picture page's template and script
+page = to_html(Picture(title="t", scope="s", states=(), supports=()))
+assert "stategraph picture page" in page and "@@" not in page, page[:200]
 assert text.invalidated == ["m2", "m3"], text.invalidated
 print(json.dumps({"rules": root, "invalidated": run("en").invalidated}))
 """

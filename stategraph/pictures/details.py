@@ -1,0 +1,139 @@
+"""What the HTML page shows about one state when it is clicked: its justifications, ``why``
+(the proof) and ``why-not``, and what the pictured revision decided about it and why.
+
+Computed here, once per drawn state, with the same explanations the API and the CLI give
+(:meth:`Memory.why <stategraph.memory.Memory.why>`, :meth:`Memory.why_not
+<stategraph.memory.Memory.why_not>`), so the page can never say something the engine would
+not. The page only shows these as text.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from stategraph.errors import StategraphError
+from stategraph.explain import Proof, WhyNot
+from stategraph.model import Reason, Truth
+from stategraph.pictures.labels import clean
+from stategraph.pictures.scene import Picture, StateNode, Support
+
+__all__ = ["Details", "Explainer", "details"]
+
+_CAUSES = {
+    "no_support": "none of its justifications holds any more",
+    "alternative_support": "another justification still holds",
+    "new_support": "a justification holds now",
+    "negative_cycle": "it sits on a cycle through 'unless', so logic leaves it undecided",
+    "undefined_premise": "something it rests on is undecided",
+    "unverified_candidate": "a candidate premise stopped holding and nobody has checked "
+    "whether it was needed",
+    "depth_limit": "it lies past the revision's depth limit",
+}
+_CONSEQUENCES = {
+    "cancel": "consequence: cancel this pending action",
+    "review": "consequence: review this executed action (it cannot be undone by deleting it)",
+}
+
+
+class Explainer(Protocol):
+    """What the page asks of a memory (:class:`~stategraph.memory.Memory` is one)."""
+
+    def why(self, state_id: str) -> Proof:
+        """The proof of a holding state."""
+        ...
+
+    def why_not(self, state_id: str) -> WhyNot:
+        """What stops each justification of a state."""
+        ...
+
+
+class Details(BaseModel):
+    """Everything the page's side panel shows about one state, as lines of text."""
+
+    model_config = ConfigDict(frozen=True)
+
+    verdict: tuple[str, ...] = ()
+    """What the pictured revision decided and why (empty when it did not touch the state)."""
+    justifications: tuple[str, ...] = ()
+    why: str | None = None
+    """The proof, for a holding state."""
+    why_not: str = ""
+
+
+def _support(j: Support) -> str:
+    body = f"[{', '.join(j.premises)}]"
+    if j.unless:
+        body += f" unless [{', '.join(j.unless)}]"
+    via = f" via {', '.join(j.rules)}" if j.rules else ""
+    state = {Truth.true: "holds", Truth.false: "does not hold"}.get(j.value, "undecided")
+    role = {"lost": "; lost in this revision", "carries": "; carries it in this revision"}
+    return clean(f"{body} ({j.origin.value}{via}): {state}{role.get(j.role or '', '')}")
+
+
+def _reason(r: Reason) -> list[str]:
+    out = [f"because {_CAUSES.get(r.cause, r.cause.replace('_', ' '))}"]
+    for lost in r.lost:
+        ref = lost.justification
+        what = []
+        if lost.failed:
+            what.append(f"{', '.join(lost.failed)} no longer holds")
+        if lost.blocked_by:
+            what.append(f"blocked by {', '.join(lost.blocked_by)}")
+        if lost.removed:
+            what.append("the change removed it")
+        out.append(f"lost [{', '.join(ref.premises)}] ({ref.origin.value}): {'; '.join(what)}")
+    if r.surviving is not None:
+        out.append(f"carried by [{', '.join(r.surviving.premises)}] ({r.surviving.origin.value})")
+    if r.cycle:
+        out.append(f"cycle through unless: {', '.join(r.cycle)}")
+    if r.undecided:
+        out.append(f"undecided: {', '.join(r.undecided)}")
+    return out
+
+
+def _verdict(n: StateNode) -> list[str]:
+    out = []
+    if n.changed is not None:
+        by = f" by {n.superseded_by}" if n.changed == "superseded" and n.superseded_by else ""
+        out.append(f"{n.changed.replace('_', ' ')}{by} by this revision's change")
+    if n.verdict is not None:
+        who = f", decided by {n.decided_by.value}" if n.decided_by else ""
+        hops = f", {n.depth} hop{'s' if n.depth != 1 else ''} from the change"
+        out.append(f"{n.verdict.value.replace('_', ' ')}{who}{hops if n.depth else ''}")
+    if n.consequence is not None:
+        out.append(_CONSEQUENCES[n.consequence.value])
+    if n.reason is not None:
+        out += _reason(n.reason)
+    return [clean(line) for line in out]
+
+
+def details(memory: Explainer, picture: Picture) -> dict[str, Details]:
+    """The side panel of every drawn state.
+
+    A proof or an explanation that cannot be given (a kind this memory's policy does not
+    know, say) is replaced by the error's message, so one odd state does not stop the page.
+    """
+    by_head: dict[str, list[str]] = {}
+    for j in picture.supports:
+        by_head.setdefault(j.head, []).append(_support(j))
+    out = {}
+    for n in picture.states:
+        try:
+            why_not = memory.why_not(n.id).render()
+        except StategraphError as exc:
+            why_not = f"(cannot explain: {exc})"
+        why: str | None = None
+        if n.truth is Truth.true:
+            try:
+                why = memory.why(n.id).render()
+            except StategraphError as exc:
+                why = f"(cannot prove: {exc})"
+        out[n.id] = Details(
+            verdict=tuple(_verdict(n)),
+            justifications=tuple(by_head.get(n.id, ())),
+            why=why,
+            why_not=why_not,
+        )
+    return out
