@@ -1,0 +1,132 @@
+"""The request and response bodies of the HTTP API and the MCP tools that the library's own
+models do not already describe.
+
+Reports, states, proofs, log entries and changes go over the wire as the library's pydantic
+models (:mod:`stategraph.model`, :mod:`stategraph.explain`, :mod:`stategraph.revlog`), so the
+OpenAPI schema and the MCP tools' schemas are the library's. What is here is the shorthand
+``Memory.add`` takes as arguments (``because``, ``unless``, ``context``), made a body, and a few
+small views.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from stategraph.memory import Alternative
+from stategraph.model import ActionStatus, State, StateId, Truth
+
+__all__ = [
+    "AllOf",
+    "ErrorResponse",
+    "HeadView",
+    "NewState",
+    "ReviewDecision",
+    "StateView",
+    "VerifyView",
+]
+
+_BODY = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class AllOf(BaseModel):
+    """One justification given in full: every premise in ``all`` must hold, and no state in
+    ``unless``."""
+
+    model_config = _BODY
+
+    all_: tuple[StateId, ...] = Field(default=(), alias="all")
+    unless: tuple[StateId, ...] = ()
+
+
+class NewState(State):
+    """A state to add with its basis, as ``Memory.add`` takes them.
+
+    The state's own fields, and its basis: ``because`` lists *alternative* justifications,
+    each a premise id, a list of ids that must all hold, or ``{"all": [...], "unless":
+    [...]}``. ``["a", "b"]`` means "a, or else b"; ``[["a", "b"]]`` means "a and b".
+    ``unless`` applies to every alternative. ``context`` names the memories that were in
+    context when this one was written: candidate premises, checked before they count (for a
+    fact, provenance only).
+    """
+
+    because: list[StateId | list[StateId] | AllOf] | None = None
+    unless: list[StateId] = Field(default_factory=list)
+    context: list[StateId] = Field(default_factory=list)
+
+    def state(self) -> State:
+        """The state itself (an action is pending unless it says otherwise)."""
+        fields = {name: getattr(self, name) for name in State.model_fields}
+        if self.kind == "action" and self.status is None:
+            fields["status"] = ActionStatus.pending
+        return State.model_validate(fields)
+
+    def alternatives(self) -> list[Alternative] | None:
+        """``because`` as ``Memory.add`` reads it."""
+        if self.because is None:
+            return None
+        out: list[Alternative] = []
+        for alt in self.because:
+            if isinstance(alt, AllOf):
+                out.append({"all": list(alt.all_), "unless": list(alt.unless)})
+            else:
+                out.append(alt)
+        return out
+
+
+class StateView(BaseModel):
+    """One state, with its value now and whether it is still active (not retracted or
+    superseded)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    state: State
+    truth: Truth
+    active: bool
+
+
+class ReviewDecision(BaseModel):
+    """A person's answer to a state waiting for review."""
+
+    model_config = _BODY
+
+    id: StateId
+    by: str = Field(min_length=1, max_length=200, description="who decided")
+    note: str = Field(default="", max_length=10_000, description="why")
+    at: str | None = Field(
+        default=None, description="when (ISO 8601), if it is to be recorded; never the clock"
+    )
+
+
+class HeadView(BaseModel):
+    """The log's head: keep it elsewhere to catch entries removed from the end later."""
+
+    model_config = ConfigDict(frozen=True)
+
+    seq: int
+    hash: str
+
+
+class VerifyView(BaseModel):
+    """A verified log: how many entries, and its head."""
+
+    model_config = ConfigDict(frozen=True)
+
+    entries: int
+    head: HeadView
+
+
+class ErrorDetail(BaseModel):
+    """What went wrong: the library's error type, what to do, and the error's data (the
+    offending ``state_id``, ``field``, ``errors``, ``limit``, ...)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str = Field(description="the error's class, e.g. UnknownStateError")
+    message: str
+    status: int
+
+
+class ErrorResponse(BaseModel):
+    """The body of every error response."""
+
+    error: ErrorDetail
