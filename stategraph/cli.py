@@ -198,7 +198,7 @@ def _cmd_revise(args: argparse.Namespace) -> int:
         given = change.get("retract") or []
         change = {**change, "retract": [*(given if isinstance(given, list) else [given])]}
         change["retract"].extend(args.retract)
-    if not change:
+    if not any(change.values()):  # checked before the store is opened: none is created
         hint = "give --retract ID... or --change FILE with retract, assert or supersede"
         raise InvalidInputError("change", [("", f"nothing to change: {hint}")])
     with _open(args, create=True) as mem:

@@ -114,25 +114,38 @@ def validate(graph: SupportGraph, policy: Policy, change: Change) -> None:
 
     Raises:
         UnknownStateError, DuplicateStateError, InvalidKindError, SelfJustificationError,
-        InvalidChangeError: naming the offending id and part of the change.
+        InvalidChangeError: naming the offending id and part of the change (an empty change
+            is refused too: logged, it would be an entry that records nothing).
     """
+    if change.is_empty():
+        raise InvalidChangeError(
+            "change",
+            "nothing to change: name states to retract, assert or supersede, or "
+            "justifications to add or remove",
+        )
     new_ids: dict[str, State] = {}
+    named_in: dict[str, str] = {}
     for field_name, st in [("assert", s) for s in change.assert_] + [
         ("supersede", s.with_) for s in change.supersede
     ]:
         policy.of(st)
-        if st.id in graph or st.id in new_ids:
+        if st.id in graph:
             raise InvalidChangeError(field_name, f"state id {st.id!r} already exists", st.id)
+        if st.id in new_ids:
+            raise _twice(field_name, st.id, named_in[st.id], "give each new state its own id")
         new_ids[st.id] = st
-    gone: set[str] = set()
+        named_in[st.id] = field_name
+    gone: dict[str, str] = {}
     for field_name, sid in [("retract", r) for r in change.retract] + [
         ("supersede", s.id) for s in change.supersede
     ]:
         if sid not in graph:
             raise UnknownStateError(sid, f"named in {field_name}")
-        if sid in graph.inactive or sid in gone:
+        if sid in gone:
+            raise _twice(field_name, sid, gone[sid], "retract it or supersede it, once")
+        if sid in graph.inactive:
             raise InvalidChangeError(field_name, f"state {sid!r} is already inactive", sid)
-        gone.add(sid)
+        gone[sid] = field_name
 
     def known(sid: str) -> State | None:
         return new_ids.get(sid) or graph.states.get(sid)
@@ -165,6 +178,15 @@ def validate(graph: SupportGraph, policy: Policy, change: Change) -> None:
                 f"{j.head!r} has no justification {list(j.premises)} unless {list(j.unless)}",
                 j.head,
             )
+
+
+def _twice(field_name: str, sid: str, first: str, fix: str) -> InvalidChangeError:
+    """A change that names one id twice where once is the most it may: said as such, not as
+    a clash with the store, where the id may well be free."""
+    where = field_name if first == field_name else f"{first} and {field_name}"
+    return InvalidChangeError(
+        field_name, f"state id {sid!r} appears twice in this change (in {where}): {fix}", sid
+    )
 
 
 def _apply(graph: SupportGraph, policy: Policy, change: Change) -> Writes:

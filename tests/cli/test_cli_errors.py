@@ -208,6 +208,16 @@ def test_a_revise_with_nothing_to_do_logs_nothing(
         assert mem.verify_log() == 1
 
 
+def test_a_change_file_that_changes_nothing_is_refused_before_the_store_is_made(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    store, empty = tmp_path / "m.db", tmp_path / "empty.yaml"
+    empty.write_text("retract: []\nassert: []\n", encoding="utf-8")
+    code, _, err = run(capsys, "revise", str(store), "--change", str(empty))
+    assert code == EXIT_INPUT and "nothing to change: give --retract" in one_error_line(err)
+    assert not store.exists()
+
+
 def test_retract_merges_with_a_change_file(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from stategraph.errors import (
     UnknownStateError,
 )
 from stategraph.graph import SupportGraph
+from stategraph.model import Change
 
 
 @pytest.fixture
@@ -73,6 +75,56 @@ def test_bad_changes_are_refused_and_nothing_changes(
         mem.revise(change)
     assert isinstance(info.value, StategraphError)
     assert (mem.holding(), mem.states(), mem.justifications(), len(mem.history())) == before
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        (
+            {"assert": [{"id": "x"}, {"id": "x", "text": "again"}]},
+            "'x' appears twice in this change (in assert)",
+        ),
+        (
+            {"assert": [{"id": "x"}], "supersede": {"id": "f", "with": {"id": "x"}}},
+            "'x' appears twice in this change (in assert and supersede)",
+        ),
+        (
+            {"supersede": [{"id": "f", "with": {"id": "g"}}, {"id": "b", "with": {"id": "g"}}]},
+            "'g' appears twice in this change (in supersede)",
+        ),
+        (
+            {"retract": ["f"], "supersede": {"id": "f", "with": {"id": "g"}}},
+            "'f' appears twice in this change (in retract and supersede)",
+        ),
+    ],
+)
+def test_an_id_given_twice_in_one_change_says_so(
+    mem: Memory, change: dict[str, Any], says: str
+) -> None:
+    """Not "already exists" (the id is free in the store) nor "already inactive" (it is
+    active): the change itself names it twice."""
+    before = (mem.states(), mem.justifications(), len(mem.history()))
+    with pytest.raises(InvalidChangeError, match=re.escape(says)) as info:
+        mem.revise(change)
+    assert "already" not in str(info.value)
+    assert (mem.states(), mem.justifications(), len(mem.history())) == before
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{}, {"retract": []}, {"assert": [], "supersede": [], "add_justifications": []}, Change()],
+)
+def test_an_empty_change_is_refused_and_logs_nothing(
+    mem: Memory, change: dict[str, Any] | Change
+) -> None:
+    before = len(mem.history())
+    with pytest.raises(InvalidChangeError, match="nothing to change") as info:
+        mem.revise(change)
+    assert info.value.field == "change"
+    with pytest.raises(InvalidChangeError, match="nothing to change"):
+        mem.retract()
+    assert len(mem.history()) == before
+    assert mem.verify_log() == before
 
 
 def test_duplicate_add(mem: Memory) -> None:

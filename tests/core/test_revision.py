@@ -253,13 +253,6 @@ def test_depth_and_depth_bound() -> None:
     assert mem.undefined() == {"s3", "s4", "s5"}
 
 
-def test_noop_change_reports_nothing() -> None:
-    mem = build(CASES[0][1])
-    report = mem.revise({})
-    assert report.entries == () and report.changed == () and report.cone_size == 0
-    assert mem.holding() == {"f", "b"}
-
-
 def test_same_change_same_bytes() -> None:
     graph = CASES[8][1]
     a = build(graph).revise({"retract": ["x", "f"]}).to_json()

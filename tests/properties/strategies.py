@@ -144,6 +144,11 @@ def change(draw: st.DrawFn, mirror: Mirror, counter: list[int], negation: bool) 
             counter[0] += 1
             sid = draw(st.sampled_from([*ghosts, f"n{counter[0]}"]))
             asserted.append(Node(sid))
+    if not (retract or asserted or supersede or add or remove):
+        # Every drawn operation lacked a target: the engine refuses an empty change, so assert
+        # a new fact instead (no draw, so every other example stays the same).
+        counter[0] += 1
+        asserted.append(Node(f"n{counter[0]}"))
     spec = ChangeSpec(
         tuple(sorted(retract)), tuple(asserted), tuple(supersede), tuple(add), tuple(remove)
     )
