@@ -57,6 +57,15 @@ def test_same_model_as_incremental() -> None:
     assert bulk.retract("f").to_json() == ref.retract("f").to_json()
 
 
+def test_the_summary_counts_the_justifications_stored_not_given() -> None:
+    mem = Memory()
+    mem.fact("outside")
+    again = [JUSTS[0], Justification(head="c", premises=["g", "f"], unless=["zz"])]
+    summary = mem.bulk_load(STATES, [*JUSTS, *again])  # two given twice: each stored once
+    assert summary["justifications"] == len(JUSTS) == len(mem.justifications())
+    assert summary["states"] == len(STATES) == len(mem.states()) - 1
+
+
 def test_bulk_on_top_of_a_store_uses_boundary_values() -> None:
     mem = Memory()
     mem.fact("old")

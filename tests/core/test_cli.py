@@ -84,6 +84,16 @@ def test_import_streams_a_jsonl_file(capsys: pytest.CaptureFixture[str], tmp_pat
     assert "2 entries" in out
 
 
+def test_the_import_line_counts_what_was_stored(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    db, source = str(tmp_path / "m.db"), tmp_path / "import.jsonl"
+    lines = [*IMPORT, IMPORT[0], {"head": "a", "unless": ["stop"], "premises": ["b"]}]
+    source.write_text("\n".join(json.dumps(o) for o in lines) + "\n", encoding="utf-8")
+    code, out, _ = run(capsys, "import", db, str(source))
+    assert code == 0 and out.startswith("imported 3 states and 2 justifications:"), out
+
+
 @pytest.mark.parametrize(
     ("line", "names"),
     [
