@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 
-from stategraph.pictures.labels import clean, lines
+from stategraph.pictures.labels import clean, lines, support_tip
 from stategraph.pictures.scene import Picture, StateNode, Support
 from stategraph.pictures.style import (
     EDGE_DASH,
@@ -72,7 +72,7 @@ def _state(n: StateNode) -> str:
     return f"  {quote('state:' + n.id)} [{_attrs(pairs)}];"
 
 
-def _support(j: Support) -> str:
+def _support(j: Support, drawn: frozenset[str]) -> str:
     look = ORIGINS[j.origin]
     style = ["filled"] + ([look.dash] if look.dash else [])
     pairs = [
@@ -85,10 +85,7 @@ def _support(j: Support) -> str:
     ]
     if j.role is not None:
         pairs.append(("penwidth", "2"))
-    tip = f"{j.origin.value} justification of {j.head}" + (
-        f" via {', '.join(j.rules)}" if j.rules else ""
-    )
-    pairs.append(("tooltip", quote(clean(tip))))
+    pairs.append(("tooltip", quote(support_tip(j, drawn))))
     return f"  {quote(_support_name(j.key))} [{_attrs(pairs)}];"
 
 
@@ -129,7 +126,8 @@ def to_dot(p: Picture) -> str:
         "  edge [fontname=Helvetica, fontsize=8, arrowsize=0.7];",
     ]
     out.extend(_state(n) for n in p.states)
-    out.extend(_support(j) for j in p.supports)
+    drawn = p.ids()
+    out.extend(_support(j, drawn) for j in p.supports)
     for e in p.edges():
         src = _support_name(e.src) if e.kind == "head" else "state:" + e.src
         dst = e.dst if e.kind == "head" else _support_name(e.dst)

@@ -28,7 +28,7 @@ from typing import Any
 
 from stategraph.model import Truth
 from stategraph.pictures.details import Details
-from stategraph.pictures.labels import clean, columns, lines
+from stategraph.pictures.labels import clean, columns, lines, support_tip
 from stategraph.pictures.layout import layered
 from stategraph.pictures.scene import Picture, StateNode, Support
 from stategraph.pictures.style import (
@@ -94,13 +94,12 @@ def _state(n: StateNode, box: Any, about: Details) -> dict[str, Any]:
     }
 
 
-def _support(j: Support, box: Any) -> dict[str, Any]:
+def _support(j: Support, box: Any, drawn: frozenset[str]) -> dict[str, Any]:
     look = ORIGINS[j.origin]
-    via = f" via {', '.join(j.rules)}" if j.rules else ""
     return {
         "key": j.key,
         "label": look.label,
-        "title": clean(f"{j.origin.value} justification of {j.head}{via}"),
+        "title": support_tip(j, drawn),
         "x": box.x,
         "y": box.y,
         "w": box.w,
@@ -137,6 +136,7 @@ def page_data(picture: Picture, about: dict[str, Details]) -> dict[str, Any]:
             }
         )
     layout = layered(sizes, pairs)
+    drawn = picture.ids()
     box = layout.boxes
     return {
         "title": clean(picture.title),
@@ -152,7 +152,7 @@ def page_data(picture: Picture, about: dict[str, Details]) -> dict[str, Any]:
             for c in legend(picture.states)
         ],
         "states": [_state(n, box[f"s:{n.id}"], about.get(n.id, Details())) for n in picture.states],
-        "supports": [_support(j, box[f"j:{j.key}"]) for j in picture.supports],
+        "supports": [_support(j, box[f"j:{j.key}"], drawn) for j in picture.supports],
         "edges": edges,
     }
 

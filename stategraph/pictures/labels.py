@@ -12,9 +12,9 @@ from __future__ import annotations
 import unicodedata
 
 from stategraph.model import Truth
-from stategraph.pictures.scene import StateNode
+from stategraph.pictures.scene import StateNode, Support
 
-__all__ = ["COLUMNS", "clean", "columns", "lines", "marks", "wrap"]
+__all__ = ["COLUMNS", "clean", "columns", "lines", "marks", "support_tip", "wrap"]
 
 COLUMNS = 30
 """Display columns per line of a state's text."""
@@ -97,3 +97,11 @@ def lines(node: StateNode) -> list[str]:
     header = wrap(f"{node.id} · {node.kind}{status}", COLUMNS, 1)
     mark = marks(node)
     return [*header, *wrap(node.text), *([mark] if mark else [])]
+
+
+def support_tip(j: Support, drawn: frozenset[str]) -> str:
+    """What an AND-node's tooltip says: whose justification, and what is not drawn of it."""
+    via = f" via {', '.join(j.rules)}" if j.rules else ""
+    n = j.undrawn(drawn)
+    more = f" ({n} premise{'s' if n > 1 else ''} or condition{'s' if n > 1 else ''} not drawn)"
+    return clean(f"{j.origin.value} justification of {j.head}{via}{more if n else ''}")

@@ -75,6 +75,10 @@ class Support(BaseModel):
     """In the pictured revision: ``lost`` (it held before and not after) or ``carries`` (the
     justification that keeps or restores its head)."""
 
+    def undrawn(self, drawn: frozenset[str]) -> int:
+        """How many of its premises and conditions a picture drawing ``drawn`` leaves out."""
+        return sum(s not in drawn for s in (*self.premises, *self.unless))
+
     def candidates(self) -> tuple[str, ...]:
         """Premises that are unverified candidates (drawn dotted)."""
         if self.origin is not Origin.recovered:

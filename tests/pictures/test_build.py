@@ -136,6 +136,12 @@ def test_a_neighbourhood_reads_only_itself_and_says_what_it_left_out(tmp_path: P
     assert p.scope == "8 states within 2 hops of s20"
     assert p.left_out == 4  # s17 and side18, s23 and side22: one hop further
     assert {s.id: s.hidden for s in p.states if s.hidden} == {"s18": 2, "s22": 2}
+    undrawn = {j.head: j.undrawn(p.ids()) for j in p.supports if j.undrawn(p.ids())}
+    assert undrawn == {"s18": 2, "s22": 1}  # s17 and side18; side22
+    tip = next(
+        line for line in to_dot(p).splitlines() if 'tooltip="declared justification of s18' in line
+    )
+    assert "(2 premises or conditions not drawn)" in tip
     near = {f"s{i}" for i in range(17, 24)} | {f"side{i}" for i in range(18, 24)}
     assert not watched.whole
     assert watched.asked <= near, sorted(watched.asked - near)

@@ -88,6 +88,17 @@ def test_a_link_to_a_state_opens_its_panel(browser: Any, demo_store: Path, tmp_p
     assert _errors(browser) == []
 
 
+def test_a_neighbourhood_opens_on_its_state(browser: Any, demo_store: Path, tmp_path: Path) -> None:
+    path = tmp_path / "around.html"
+    with Memory(demo_store, create=False) as mem:
+        path.write_text(draw(mem, "html", around="m3", hops=1), encoding="utf-8")
+    _open(browser, path.as_uri())
+    assert _drawn(browser) == ["m1", "m3"]
+    assert browser.find_element("id", "panel").get_attribute("data-id") == "m3"
+    assert "1 more next to these not drawn" in browser.find_element("id", "scope").text
+    assert _errors(browser) == []
+
+
 def test_a_memorys_script_never_runs(browser: Any, rich_memory: Memory, tmp_path: Path) -> None:
     mem = Memory(rich_memory.store.path, policy=Policy().with_kind("goal", KindPolicy()))
     url = _page(tmp_path, mem, 11)

@@ -190,5 +190,9 @@
   header();
   draw();
   window.addEventListener("hashchange", function () { choose(fromHash()); });
-  if (location.hash.length > 1) { choose(fromHash()); }
+  if (location.hash.length > 1) {
+    choose(fromHash());
+  } else if (data.focus !== null) {
+    choose(data.focus);  // a neighbourhood opens on the state it is drawn around
+  }
 }());
