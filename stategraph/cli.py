@@ -36,9 +36,10 @@ from stategraph.errors import (
     StoreError,
     StoreNotFoundError,
 )
+from stategraph.explain import confirmed_by
 from stategraph.loaders import STDIN, import_records, load_change, require_file
 from stategraph.memory import Memory
-from stategraph.model import Justification, LostSupport, Report, State, Truth
+from stategraph.model import Justification, LostSupport, Origin, Report, State, Truth
 from stategraph.store import SQLiteStore
 
 __all__ = ["EXIT_CODES", "main", "render_report"]
@@ -79,7 +80,11 @@ exit codes:
 Errors are one line on stderr ("stategraph: error: ..."); --debug adds the traceback.
 """
 
-_PLUGINS = ("stategraph.grounding.cli", "stategraph.bench.cli")
+_PLUGINS = (
+    "stategraph.grounding.cli",
+    "stategraph.bench.cli",
+    "stategraph.review_cli",
+)
 
 _CONTROLS = (*range(32), *range(127, 160), 0x2028, 0x2029, *range(0x202A, 0x202F))
 _ESCAPE = {c: ascii(chr(c))[1:-1] for c in (*_CONTROLS, *range(0x2066, 0x206A))}
@@ -120,7 +125,9 @@ def render_report(report: Report) -> str:
             extra.append(f"consequence: {e.consequence.value}")
         r = e.reason
         extra.extend(_lost(lost) for lost in r.lost)
-        if r.surviving:
+        if r.surviving and r.surviving.origin is Origin.review:
+            extra.append(confirmed_by(r.surviving))
+        elif r.surviving:
             extra.append(f"carried by [{', '.join(r.surviving.premises)}]")
         if r.cycle:
             extra.append(f"cycle through unless: {', '.join(r.cycle)}")

@@ -26,7 +26,10 @@ __all__ = [
     "LogicError",
     "MalformedAnswerError",
     "NotHoldingError",
+    "NotPendingError",
     "RenderError",
+    "ReplayDivergenceError",
+    "ReplayUnavailableError",
     "ResourceNotFoundError",
     "SelfJustificationError",
     "StategraphError",
@@ -432,3 +435,72 @@ class RenderError(StategraphError):
             f"{tool} failed to render the picture ({self.detail or 'no message'}): rerun with "
             "--format dot to see the input, and report it"
         )
+
+
+class NotPendingError(StategraphError, ValueError):
+    """A confirmation or rejection named a state that is not waiting for review.
+
+    Only states a revision flagged ``needs_confirmation`` (and nothing settled since), or
+    whose value is undefined, can be confirmed or rejected: a review is a person's answer to
+    the engine's question, not a way around it.
+
+    Attributes:
+        state_id: the state.
+        truth: its current value.
+        active: False if it was retracted or superseded.
+    """
+
+    def __init__(self, state_id: str, truth: str, active: bool) -> None:
+        self.state_id = state_id
+        self.truth = truth
+        self.active = active
+        if not active:
+            what = "it was retracted or superseded"
+        else:
+            what = f"it is {truth} and no revision left it flagged needs_confirmation"
+        super().__init__(
+            f"state {state_id!r} is not waiting for review ({what}): see 'stategraph review' "
+            "for the states that are; to change another state, revise it (add a justification, "
+            "or retract it)"
+        )
+
+
+class ReplayDivergenceError(LogIntegrityError):
+    """Replaying a logged change did not give the logged report (or judge calls, or config).
+
+    The hash chain held, so the entry was either rewritten with its hashes recomputed, or
+    written by a stategraph whose verdicts differ from this one's.
+
+    Attributes:
+        where: the first place the two differ, as a path (``report.entries[1].verdict``).
+        logged: the logged value there (cut to 200 characters).
+        replayed: the replayed value there (cut to 200 characters).
+    """
+
+    def __init__(self, path: str, seq: int, where: str, logged: str, replayed: str) -> None:
+        self.where = where
+        self.logged = logged[:200]
+        self.replayed = replayed[:200]
+        super().__init__(
+            path,
+            seq,
+            f"does not replay: at {where} the log has {self.logged} but replaying its change "
+            f"gives {self.replayed}",
+            advice="the entry was rewritten (hashes recomputed), or written by another version "
+            "of stategraph; compare with a head kept elsewhere, or replay with that version",
+        )
+
+
+class ReplayUnavailableError(StategraphError, ValueError):
+    """A log cannot be replayed as given (it does not start at its first entry, or was written
+    with settings this stategraph cannot rebuild).
+
+    Attributes:
+        seq: the entry concerned.
+        reason: what is missing, and what to do.
+    """
+
+    def __init__(self, seq: int, reason: str) -> None:
+        self.seq = seq
+        self.reason = reason
+        super().__init__(f"cannot replay revision log entry {seq}: {reason}")

@@ -27,6 +27,7 @@ __all__ = [
     "WhyNot",
     "WhyNotItem",
     "body",
+    "confirmed_by",
     "derivation_levels",
     "justification_value",
     "why",
@@ -220,6 +221,9 @@ class Proof(BaseModel):
                 lines.append(f"{pad}{label}  (shown above)")
                 continue
             seen.add(sid)
+            if s.by.origin is Origin.review:
+                lines.append(f"{pad}{label}  <- {confirmed_by(s.by)}")
+                continue
             unless = f", unless {', '.join(s.by.unless)} (none holds)" if s.by.unless else ""
             rules = f" via {', '.join(s.by.rules)}" if s.by.rules else ""
             lines.append(f"{pad}{label}  <- {s.by.origin.value}{rules}{unless}")
@@ -227,6 +231,14 @@ class Proof(BaseModel):
             stack.extend((p, depth + 1) for p in reversed(s.by.premises))
         lines.extend(f"candidate {p}: {note}" for p, note in sorted(self.checks.items()))
         return "\n".join(line.translate(escape) for line in lines)
+
+
+def confirmed_by(ref: Justification | JustificationRef) -> str:
+    """A ``review`` justification in words: "confirmed by X on AT: note" (its notes say who,
+    when if the caller gave it, and why; :mod:`stategraph.review`)."""
+    on = f" on {ref.notes['at']}" if ref.notes.get("at") else ""
+    note = f": {ref.notes['note']}" if ref.notes.get("note") else ""
+    return f"confirmed by {ref.notes.get('by', '?')}{on}{note}"
 
 
 def why(graph: SupportGraph, policy: Policy, state_id: str) -> Proof:
@@ -313,6 +325,9 @@ class WhyNot(BaseModel):
         lines = [f"{self.id} is {self.truth.value}: {self.status}"]
         for it in self.items:
             ref = it.justification
+            if ref.origin is Origin.review:
+                lines.append(f"  <- {confirmed_by(ref)} ({it.value.value})")
+                continue
             why_ = []
             if it.first_failed:
                 why_.append(f"premise {it.first_failed} does not hold")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -29,6 +30,7 @@ from stategraph.judge.base import Judge, JudgeCall, Question, question_key
 from stategraph.judging import JudgeBudget, flag_blockers, settle
 from stategraph.model import (
     Change,
+    Decision,
     Justification,
     Origin,
     Report,
@@ -38,6 +40,7 @@ from stategraph.model import (
 )
 from stategraph.policy import Policy
 from stategraph.prepare import Preparer
+from stategraph.review import PendingReview, pending_review, review_change
 from stategraph.revise import Revision, revise, seeds
 from stategraph.store import LogEntry, Since, SQLiteStore, Store
 
@@ -327,6 +330,7 @@ class Memory:
     def _revise(self, change: Change, judge: _Remembering | None, head: tuple[int, str]) -> Report:
         """One attempt: compute from what the store holds now, commit if nobody else did."""
         with _paused_gc():
+            asked = change  # logged as given, for replay (stategraph.audit)
             change, compatible, link = self._preparer.prepare(change)
 
             def solve(change: Change) -> tuple[Revision, SupportGraph]:
@@ -355,7 +359,7 @@ class Memory:
             elif facts and self.candidates is not None:
                 rev = flag_blockers(rev, first[1], self.store, self.candidates, change, facts)
             rev.writes.link = link
-            self.store.commit(rev, self.config, calls, expect_head=head)
+            self.store.commit(rev, self.config, calls, expect_head=head, asked=asked)
         return rev.report
 
     @contextmanager
@@ -484,7 +488,33 @@ class Memory:
             Change(supersede=(Supersession.model_validate({"id": old, "with": st}),))
         )
 
+    def confirm(
+        self, state_id: str, *, by: str, note: str = "", at: datetime | str | None = None
+    ) -> Report:
+        """Settle a state waiting for review: it holds, on ``by``'s word (a ``review``
+        justification without premises; see :mod:`stategraph.review`), and what rests on it
+        is restored. ``at``: when, if it is to be recorded (never read from the clock)."""
+        return self._review(state_id, Decision.confirmed, by, note, at)
+
+    def reject(
+        self, state_id: str, *, by: str, note: str = "", at: datetime | str | None = None
+    ) -> Report:
+        """Settle a state waiting for review: it is retracted, and what rests on it alone
+        goes; the log records who decided, and why."""
+        return self._review(state_id, Decision.rejected, by, note, at)
+
+    def _review(
+        self, state_id: str, decision: Decision, by: str, note: str, at: datetime | str | None
+    ) -> Report:
+        with self.atomic():  # checked and settled under one write lock
+            return self.revise(review_change(self.store, state_id, decision, by, note, at))
+
     # ---- queries ------------------------------------------------------------------------
+
+    def pending_review(self) -> list[PendingReview]:
+        """The states waiting for a person (``needs_confirmation`` still standing), oldest
+        flag first, each with why; settle them with :meth:`confirm` or :meth:`reject`."""
+        return pending_review(self.store, self.policy)
 
     def _row(self, state_id: str) -> tuple[State, bool, Truth]:
         found = self.store.state(state_id)

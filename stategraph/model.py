@@ -11,7 +11,16 @@ import enum
 from datetime import datetime
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    StringConstraints,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 __all__ = [
     "ActionStatus",
@@ -19,6 +28,7 @@ __all__ = [
     "ChangedState",
     "Consequence",
     "DecidedBy",
+    "Decision",
     "EdgeCheck",
     "EdgeOutcome",
     "Entry",
@@ -28,6 +38,7 @@ __all__ = [
     "Origin",
     "Reason",
     "Report",
+    "Review",
     "Source",
     "State",
     "StateId",
@@ -179,7 +190,8 @@ class Justification(BaseModel):
     checked: dict[str, EdgeCheck] = Field(default_factory=dict)
     """For ``recovered`` justifications: premises already checked (others are candidates)."""
     notes: dict[str, str] = Field(default_factory=dict)
-    """Why each checked premise was classified as it was."""
+    """Why each checked premise was classified as it was; for a ``review`` justification,
+    who confirmed the state (``by``), why (``note``) and, if the caller said, when (``at``)."""
     rules: tuple[str, ...] = ()
     """For ``rule`` justifications: the rule-pack rules (``pack:line``) that linked it."""
     proposed: dict[str, str] = Field(default_factory=dict)
@@ -238,6 +250,33 @@ class Supersession(BaseModel):
     with_: State = Field(alias="with")
 
 
+class Decision(enum.StrEnum):
+    """What a person decided about a state flagged ``needs_confirmation``."""
+
+    confirmed = "confirmed"
+    rejected = "rejected"
+
+
+class Review(BaseModel):
+    """A person's decision on a flagged state, recorded in the change that applies it.
+
+    The decision itself is an ordinary part of the same change (:mod:`stategraph.review`): a
+    confirmation is a ``review`` justification without premises, a rejection a retraction.
+    This record says who decided and why, so the log keeps both, under the hash chain.
+    """
+
+    model_config = _FROZEN
+
+    id: StateId
+    decision: Decision
+    by: Annotated[str, StringConstraints(min_length=1, max_length=256, strip_whitespace=True)]
+    """Who decided (a name or an account, as the caller identifies people)."""
+    note: str = ""
+    at: datetime | None = None
+    """When, if the caller says; otherwise the log entry's time is the only one (a time taken
+    here from the clock would make the change, and so its report, differ on replay)."""
+
+
 class Change(BaseModel):
     """Everything one revision applies, atomically.
 
@@ -253,7 +292,37 @@ class Change(BaseModel):
     add_justifications: tuple[Justification, ...] = ()
     remove_justifications: tuple[Justification, ...] = ()
 
+    reviews: tuple[Review, ...] = ()
+    """People's decisions this change applies: each confirmed state has a ``review``
+    justification without premises among ``add_justifications``, each rejected one is in
+    ``retract``. Left out of the JSON when empty, so changes without reviews serialise (and
+    hash) as they did before reviews existed."""
+
     _norm_retract = field_validator("retract", mode="before")(_sorted_ids)
+
+    @model_validator(mode="after")
+    def _reviews_are_applied(self) -> Change:
+        confirmed = {
+            j.head
+            for j in self.add_justifications
+            if j.origin is Origin.review and not j.premises and not j.unless
+        }
+        for r in self.reviews:
+            done = confirmed if r.decision is Decision.confirmed else set(self.retract)
+            if r.id not in done:
+                does = {
+                    Decision.confirmed: "add a review justification without premises for it",
+                    Decision.rejected: "retract it",
+                }[r.decision]
+                raise ValueError(f"review of {r.id!r} ({r.decision.value}): the change must {does}")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _without_empty_reviews(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if not self.reviews and isinstance(data, dict):
+            data.pop("reviews", None)
+        return data
 
     @field_validator("supersede", mode="before")
     @classmethod

@@ -1,7 +1,10 @@
 """The revision log's format: its entries, the hash chain over them, and how rows are stored.
 
-A log row is ``(seq, at, change, report, config, prev_hash, hash, calls)``. Two things are kept
-apart on purpose:
+A log row is ``(seq, at, change, report, config, prev_hash, hash, calls)``. ``change`` is the
+change as the caller gave it (what ``stategraph audit verify`` replays), and the report's own
+``change`` the change as applied, after grounding, rule links, candidates and the judge
+completed it; rows written before this distinction hold the applied change in both. Two things
+are kept apart on purpose:
 
 - **What is hashed** is always the canonical text: :func:`chain` runs SHA-256 over
   ``prev_hash``, ``seq``, ``at``, and the JSON of ``change``, ``report`` and ``config`` (and of
@@ -181,7 +184,9 @@ Row = tuple[Any, Any, Any, Any, Any, Any, Any, Any]
 
 
 def find_breaks(
-    rows: Iterable[Row], expect_head: tuple[int, str] | None = None
+    rows: Iterable[Row],
+    expect_head: tuple[int, str] | None = None,
+    start: tuple[int, str] = (0, GENESIS),
 ) -> tuple[int, list[Break]]:
     """Walk the log's rows (in ``seq`` order) and say where it does not verify.
 
@@ -194,13 +199,15 @@ def find_breaks(
         expect_head: a head ``(seq, hash)`` taken earlier (:meth:`SQLiteStore.head`): the log
             must still reach that entry with that hash; this is what catches entries removed
             from the end, which leave no gap behind.
+        start: the entry the rows follow, ``(seq, hash)``: the genesis for a whole log; for
+            a part of one (an export ``--since``), the entry before its first row.
 
     Returns:
         How many rows there are, and the breaks found, in log order.
     """
     breaks: list[Break] = []
-    last_seq, last_hash, count = 0, GENESIS, 0
-    head_hash = GENESIS if expect_head is not None and expect_head[0] == 0 else None
+    (last_seq, last_hash), count = start, 0
+    head_hash = last_hash if expect_head is not None and expect_head[0] == last_seq else None
     for row in rows:
         seq, digest = row[0], row[6]
         count += 1

@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from stategraph import atom_index
+from stategraph import atom_index, review_queue
 from stategraph.errors import (
     ConcurrentChangeError,
     InvalidInputError,
@@ -48,6 +48,7 @@ from stategraph.judge.base import JudgeCall
 from stategraph.model import (
     TRUTH_OF,
     ActionStatus,
+    Change,
     EdgeCheck,
     Justification,
     Origin,
@@ -129,7 +130,7 @@ CREATE TABLE IF NOT EXISTS judge_cache (
     key TEXT PRIMARY KEY,
     call TEXT NOT NULL              -- the JudgeCall that answered, as JSON
 ) WITHOUT ROWID;
-""" + atom_index.SCHEMA.replace("{", "{{").replace("}", "}}")
+""" + (atom_index.SCHEMA + review_queue.SCHEMA).replace("{", "{{").replace("}", "}}")
 _TABLES = frozenset(
     re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", _SCHEMA.format(justifications="justifications"))
 )
@@ -237,9 +238,11 @@ class Store(Protocol):
         config: dict[str, Any],
         calls: Sequence[JudgeCall] = (),
         expect_head: tuple[int, str] | None = None,
+        asked: Change | None = None,
     ) -> LogEntry:
         """Persist one revision, its log entry and its judge calls atomically, unless the log's
-        head is no longer ``expect_head`` (then raise ``ConcurrentChangeError``)."""
+        head is no longer ``expect_head`` (then raise ``ConcurrentChangeError``); ``asked`` is
+        the change as the caller gave it, logged for replay."""
         ...
 
     def transaction(self) -> AbstractContextManager[None]:
@@ -553,6 +556,7 @@ class SQLiteStore:
         c.execute("CREATE INDEX IF NOT EXISTS docs_by_kind ON docs (kind, seq)")
         if c.execute("SELECT 1 FROM atoms LIMIT 1").fetchone() is None:
             atom_index.write(c, self.with_atoms())
+        review_queue.fill(c)
 
     def _migrate_from_v1(self) -> None:
         """Version 1 kept justifications in a rowid table and had no flags on edges: move the
@@ -869,9 +873,11 @@ class SQLiteStore:
         config: dict[str, Any],
         calls: Sequence[JudgeCall] = (),
         expect_head: tuple[int, str] | None = None,
+        asked: Change | None = None,
     ) -> LogEntry:
         """Write one revision and append its log entry, in one transaction; the judge calls
-        it made are logged with it, and their answers cached.
+        it made are logged with it, and their answers cached, and the review queue follows
+        its verdicts (:mod:`stategraph.review_queue`).
 
         Args:
             revision: what to write.
@@ -879,6 +885,10 @@ class SQLiteStore:
             calls: the judge calls it made or served.
             expect_head: the log's head when the revision started reading the store; if
                 another writer has committed since, nothing is written.
+            asked: the change as the caller gave it, before grounding, linking, candidates
+                and the judge completed it (the report's ``change``): the log's ``change``
+                column keeps it, so that ``stategraph audit verify`` can replay the revision
+                through the same steps. None logs the report's change there.
 
         Raises:
             ConcurrentChangeError: ``expect_head`` is no longer the head (with
@@ -890,12 +900,13 @@ class SQLiteStore:
             self._write(revision.writes)
             report = revision.report
             entry = self.append(
-                report.change.model_dump_json(by_alias=True),
+                (asked or report.change).model_dump_json(by_alias=True),
                 report.model_dump_json(by_alias=True),
                 config,
                 report,
                 calls,
             )
+            review_queue.record(self.conn, entry.seq, report)
             fresh = [c for c in calls if c.answer is not None and not c.cached]
             if fresh:
                 self.conn.executemany(
