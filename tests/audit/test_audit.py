@@ -381,3 +381,24 @@ def test_the_log_row_is_what_the_store_hashed(tmp_path: Path) -> None:
     for row, entry in zip(read_export(tmp_path / "log.jsonl"), mem.history(), strict=True):
         assert isinstance(row, LogRow)
         assert (row.seq, row.hash, row.prev_hash) == (entry.seq, entry.hash, entry.prev_hash)
+
+
+def test_export_to_stdout_and_verify_as_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, mem = exported(declared, tmp_path)
+    path = tmp_path / "m.db"
+    mem.close()
+    assert main(["audit", "export", str(path), "-"]) == 0
+    assert capsys.readouterr().out == out.read_text(encoding="utf-8")
+    assert main(["audit", "verify", str(out), "--json"]) == 0
+    seq, digest = len(lines(out)), str(lines(out)[-1]["hash"])
+    assert json.loads(capsys.readouterr().out) == {
+        "entries": seq,
+        "first": 1,
+        "head": f"{seq}:{digest}",
+        "replayed": seq,
+        "not_replayed": "",
+    }
+    assert main(["audit", "verify", str(out), "--chain-only"]) == 0
+    assert "not replayed (--chain-only)" in capsys.readouterr().out
