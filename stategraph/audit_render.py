@@ -37,7 +37,17 @@ from stategraph.model import (
 )
 from stategraph.revlog import chain
 
-__all__ = ["Bullets", "Heading", "Para", "Table", "blocks", "reason_text", "to_html", "to_markdown"]
+__all__ = [
+    "Bullets",
+    "Heading",
+    "Para",
+    "Table",
+    "blocks",
+    "justification_text",
+    "reason_text",
+    "to_html",
+    "to_markdown",
+]
 
 _CONTROLS = (*range(32), *range(127, 160), 0x2028, 0x2029, *range(0x202A, 0x202F))
 _VISIBLE = {c: ascii(chr(c))[1:-1] for c in (*_CONTROLS, *range(0x2066, 0x206A))}
@@ -192,7 +202,9 @@ def _text(texts: Mapping[str, str], sid: str) -> str:
     return texts.get(sid, "")
 
 
-def _justification(j: Justification | JustificationRef) -> str:
+def justification_text(j: Justification | JustificationRef) -> str:
+    """A justification in words: ``[a, b] unless [c] (declared via pack:12)``, or who
+    confirmed it (shared with the picture page, so both say it alike)."""
     if j.origin is Origin.review:
         return confirmed_by(j)
     premises = f"[{', '.join(j.premises)}]"
@@ -211,12 +223,12 @@ def _change_items(change: Change, texts: Mapping[str, str]) -> list[list[Inline]
     items += [["retracted ", Strong(sid), f": {_text(texts, sid)}"] for sid in change.retract]
     items += [["asserted ", Strong(s.id), f" ({s.kind}): {s.text}"] for s in change.assert_]
     items += [
-        ["justification added for ", Strong(j.head), ": " + _justification(j)]
+        ["justification added for ", Strong(j.head), ": " + justification_text(j)]
         for j in change.add_justifications
         if j.origin is not Origin.review
     ]
     items += [
-        ["justification removed from ", Strong(j.head), ": " + _justification(j)]
+        ["justification removed from ", Strong(j.head), ": " + justification_text(j)]
         for j in change.remove_justifications
     ]
     for r in change.reviews:
@@ -231,12 +243,12 @@ def _engine_added(asked: Change, applied: Change) -> list[list[Inline]]:
     given = {j.key: j for j in asked.add_justifications}
     gone = {j.key for j in asked.remove_justifications}
     items: list[list[Inline]] = [
-        ["added for ", Strong(j.head), ": " + _justification(j)]
+        ["added for ", Strong(j.head), ": " + justification_text(j)]
         for j in applied.add_justifications
         if given.get(j.key) != j
     ]
     items += [
-        ["removed from ", Strong(j.head), ": " + _justification(j)]
+        ["removed from ", Strong(j.head), ": " + justification_text(j)]
         for j in applied.remove_justifications
         if j.key not in gone
     ]
@@ -306,9 +318,9 @@ def reason_text(r: Reason) -> str:
     parts = [_CAUSES.get(r.cause, r.cause.replace("_", " "))]
     parts += [_lost(lost) for lost in r.lost]
     if r.surviving is not None and r.surviving.origin is Origin.review:
-        parts.append(_justification(r.surviving))
+        parts.append(justification_text(r.surviving))
     elif r.surviving is not None:
-        parts.append(f"carried by {_justification(r.surviving)}")
+        parts.append(f"carried by {justification_text(r.surviving)}")
     if r.cycle:
         parts.append(f"cycle {', '.join(r.cycle)}")
     if r.undecided:

@@ -207,6 +207,7 @@ def _supports(graph: SupportGraph, report: Report | None) -> tuple[Support, ...]
                     unless=j.unless,
                     checked=dict(j.checked),
                     rules=j.rules,
+                    notes=dict(j.notes),
                     value=justification_value(j, graph.value),
                     role=_role(j, entries.get(head)),
                 )

@@ -13,24 +13,15 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from stategraph.audit_render import justification_text, reason_text
 from stategraph.errors import StategraphError
 from stategraph.explain import Proof, WhyNot
-from stategraph.model import Reason, Truth
+from stategraph.model import Truth
 from stategraph.pictures.labels import clean
 from stategraph.pictures.scene import Picture, StateNode, Support
 
 __all__ = ["Details", "Explainer", "details"]
 
-_CAUSES = {
-    "no_support": "none of its justifications holds any more",
-    "alternative_support": "another justification still holds",
-    "new_support": "a justification holds now",
-    "negative_cycle": "it sits on a cycle through 'unless', so logic leaves it undecided",
-    "undefined_premise": "something it rests on is undecided",
-    "unverified_candidate": "a candidate premise stopped holding and nobody has checked "
-    "whether it was needed",
-    "depth_limit": "it lies past the revision's depth limit",
-}
 _CONSEQUENCES = {
     "cancel": "consequence: cancel this pending action",
     "review": "consequence: review this executed action (it cannot be undone by deleting it)",
@@ -63,34 +54,9 @@ class Details(BaseModel):
 
 
 def _support(j: Support) -> str:
-    body = f"[{', '.join(j.premises)}]"
-    if j.unless:
-        body += f" unless [{', '.join(j.unless)}]"
-    via = f" via {', '.join(j.rules)}" if j.rules else ""
     state = {Truth.true: "holds", Truth.false: "does not hold"}.get(j.value, "undecided")
     role = {"lost": "; lost in this revision", "carries": "; carries it in this revision"}
-    return clean(f"{body} ({j.origin.value}{via}): {state}{role.get(j.role or '', '')}")
-
-
-def _reason(r: Reason) -> list[str]:
-    out = [f"because {_CAUSES.get(r.cause, r.cause.replace('_', ' '))}"]
-    for lost in r.lost:
-        ref = lost.justification
-        what = []
-        if lost.failed:
-            what.append(f"{', '.join(lost.failed)} no longer holds")
-        if lost.blocked_by:
-            what.append(f"blocked by {', '.join(lost.blocked_by)}")
-        if lost.removed:
-            what.append("the change removed it")
-        out.append(f"lost [{', '.join(ref.premises)}] ({ref.origin.value}): {'; '.join(what)}")
-    if r.surviving is not None:
-        out.append(f"carried by [{', '.join(r.surviving.premises)}] ({r.surviving.origin.value})")
-    if r.cycle:
-        out.append(f"cycle through unless: {', '.join(r.cycle)}")
-    if r.undecided:
-        out.append(f"undecided: {', '.join(r.undecided)}")
-    return out
+    return clean(f"{justification_text(j.ref())}: {state}{role.get(j.role or '', '')}")
 
 
 def _verdict(n: StateNode) -> list[str]:
@@ -105,7 +71,7 @@ def _verdict(n: StateNode) -> list[str]:
     if n.consequence is not None:
         out.append(_CONSEQUENCES[n.consequence.value])
     if n.reason is not None:
-        out += _reason(n.reason)
+        out.append(f"why: {reason_text(n.reason)}")
     return [clean(line) for line in out]
 
 

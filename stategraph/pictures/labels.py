@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import unicodedata
 
-from stategraph.model import Truth
+from stategraph.explain import confirmed_by
+from stategraph.model import Origin, Truth
 from stategraph.pictures.scene import StateNode, Support
 
 __all__ = ["COLUMNS", "clean", "columns", "lines", "marks", "support_tip", "wrap"]
@@ -104,4 +105,5 @@ def support_tip(j: Support, drawn: frozenset[str]) -> str:
     via = f" via {', '.join(j.rules)}" if j.rules else ""
     n = j.undrawn(drawn)
     more = f" ({n} premise{'s' if n > 1 else ''} or condition{'s' if n > 1 else ''} not drawn)"
-    return clean(f"{j.origin.value} justification of {j.head}{via}{more if n else ''}")
+    who = f": {confirmed_by(j.ref())}" if j.origin is Origin.review else ""
+    return clean(f"{j.origin.value} justification of {j.head}{via}{who}{more if n else ''}")

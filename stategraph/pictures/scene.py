@@ -18,6 +18,7 @@ from stategraph.model import (
     Consequence,
     DecidedBy,
     EdgeCheck,
+    JustificationRef,
     Origin,
     Reason,
     Truth,
@@ -69,11 +70,23 @@ class Support(BaseModel):
     checked: dict[str, EdgeCheck] = {}
     """For candidate (``recovered``) justifications: the premises already checked."""
     rules: tuple[str, ...] = ()
+    notes: dict[str, str] = {}
+    """Why each checked candidate was classified so; for ``review``: who, when and why."""
     value: Truth
     """Whether its body holds now."""
     role: str | None = None
     """In the pictured revision: ``lost`` (it held before and not after) or ``carries`` (the
     justification that keeps or restores its head)."""
+
+    def ref(self) -> JustificationRef:
+        """The justification as reports name it (what the shared wording takes)."""
+        return JustificationRef(
+            premises=self.premises,
+            unless=self.unless,
+            origin=self.origin,
+            rules=self.rules,
+            notes=self.notes,
+        )
 
     def undrawn(self, drawn: frozenset[str]) -> int:
         """How many of its premises and conditions a picture drawing ``drawn`` leaves out."""

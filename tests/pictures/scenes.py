@@ -44,7 +44,11 @@ def every_edge(path: Path) -> Memory:
             "add_justifications": [
                 checked,
                 Justification(head="c1", premises=("f2",), origin=Origin.judge),
-                Justification(head="a2", premises=(), origin=Origin.review),
+                Justification(
+                    head="a2",
+                    origin=Origin.review,
+                    notes={"by": "alice", "note": "seen on the train"},
+                ),
             ]
         }
     )

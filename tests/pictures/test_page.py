@@ -67,7 +67,8 @@ def test_the_demo_page_loads_and_a_click_on_m3_shows_why_it_was_cancelled(
         "Scheduled to-do: cancel the home broadband before the move",
         "invalidated, decided by logic, 1 hop from the change",
         "consequence: cancel this pending action",
-        "lost [m1] (declared): m1 no longer holds",
+        "why: no justification holds; lost [m1] (declared): m1 no longer true",
+        "[m1] (declared): does not hold; lost in this revision",
         "It does not hold now.",  # no proof: it does not hold
         "m3 is false: unsupported",  # why-not
         "<- [m1] (declared): premise m1 does not hold",
@@ -113,6 +114,8 @@ def test_a_memorys_script_never_runs(browser: Any, rich_memory: Memory, tmp_path
     assert "g1 [goal] <script>" in panel  # the proof shows it as text too
     panel = _click(browser, "x1")
     assert "consequence: review this executed action" in panel
+    panel = _click(browser, "a2")
+    assert "confirmed by alice: seen on the train: holds" in panel
     assert browser.execute_script("return window.pwned === undefined")
     assert _errors(browser) == []
 
