@@ -251,8 +251,14 @@ def verify_export(
     if first is None:
         return AuditResult(0, 0, (0, GENESIS), 0, "")
     start = (0, GENESIS) if first.seq == 1 else (first.seq - 1, first.prev_hash)
-    rows = (r.chained() for r in read_export(path))
-    count, breaks = find_breaks(rows, expect_head, start)
+    last = [first]
+
+    def chained() -> Iterator[tuple[Any, ...]]:
+        for row in read_export(path):
+            last[0] = row
+            yield row.chained()
+
+    count, breaks = find_breaks(chained(), expect_head, start)
     if breaks:
         found = [b.pair() for b in breaks]
         raise LogIntegrityError(
@@ -262,8 +268,7 @@ def verify_export(
             found,
             advice="the export was altered, or exported from an altered store",
         )
-    *_, last = read_export(path)
-    head = (last.seq, last.hash)
+    head = (last[0].seq, last[0].hash)
     if not replay:
         return AuditResult(count, first.seq, head, 0, "")
     if first.seq != 1:
@@ -271,15 +276,18 @@ def verify_export(
         return AuditResult(count, first.seq, head, 0, why)
     replayer = _Replayer(name, policy)
     done = 0
-    for row in read_export(path):
-        if row.is_bulk:
-            why = (
-                f"entry {row.seq} is a bulk load, which logs only a summary of what it loaded: "
-                f"entries {row.seq} to {head[0]} were checked by the hash chain only"
-            )
-            return AuditResult(count, first.seq, head, done, why)
-        replayer.replay(row)
-        done += 1
+    try:
+        for row in read_export(path):
+            if row.is_bulk:
+                why = (
+                    f"entry {row.seq} is a bulk load, which logs only a summary of what it "
+                    f"loaded: entries {row.seq} to {head[0]} were checked by the hash chain only"
+                )
+                return AuditResult(count, first.seq, head, done, why)
+            replayer.replay(row)
+            done += 1
+    finally:
+        replayer.store.close()
     return AuditResult(count, first.seq, head, done, "")
 
 
@@ -354,23 +362,28 @@ class _Replayer:
             return found
         try:
             config = json.loads(row.config)
-            bounds = {"max_cone": config["max_cone"]} if "max_cone" in config else {}
-            mem = Memory(
-                store=self.store,
-                policy=self._policy(row.seq, config["kinds"]),
-                max_depth=config["max_depth"],
-                rules=list(config.get("rules", ())),
-                grounder=config.get("grounder"),
-                candidates=_proposer(row.seq, config.get("candidates")),
-                assume=config.get("assume", True),
-                judge_budget=JudgeBudget(**config["judge"]["budget"])
-                if "judge" in config
-                else None,
-                **bounds,
-            )
+            options: dict[str, Any] = {
+                "max_depth": config["max_depth"],
+                "rules": list(config.get("rules", ())),
+                "grounder": config.get("grounder"),
+                "assume": config.get("assume", True),
+            }
+            if "max_cone" in config:
+                options["max_cone"] = config["max_cone"]
+            if "judge" in config:
+                options["judge_budget"] = JudgeBudget(**config["judge"]["budget"])
+            kinds, proposer = config["kinds"], config.get("candidates")
         except (KeyError, TypeError, ValueError) as exc:
             raise ReplayUnavailableError(
-                row.seq, f"its configuration is not one stategraph writes ({exc})"
+                row.seq, f"its configuration is not one stategraph writes ({exc!r})"
+            ) from None
+        options["policy"] = self._policy(row.seq, kinds)
+        options["candidates"] = _proposer(row.seq, proposer)
+        try:
+            mem = Memory(store=self.store, **options)
+        except (StategraphError, TypeError) as exc:
+            raise ReplayUnavailableError(
+                row.seq, f"its configuration cannot be rebuilt here ({exc})"
             ) from None
         self._memories[row.config] = mem
         return mem

@@ -17,10 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from stategraph import Memory, demo
+from stategraph import KindPolicy, Memory, Policy, demo
 from stategraph.audit import FIELDS, LogRow, export, read_export, verify_export
 from stategraph.cli import EXIT_INPUT, EXIT_INTEGRITY, main
-from stategraph.errors import InputFileError, LogIntegrityError, ReplayDivergenceError
+from stategraph.errors import (
+    InputFileError,
+    LogIntegrityError,
+    ReplayDivergenceError,
+    ReplayUnavailableError,
+)
 from stategraph.judge import JudgeAnswer, JudgeCall, Question, question_key
 from stategraph.judging import JudgeBudget
 from stategraph.revlog import GENESIS, chain
@@ -402,3 +407,21 @@ def test_export_to_stdout_and_verify_as_json(
     }
     assert main(["audit", "verify", str(out), "--chain-only"]) == 0
     assert "not replayed (--chain-only)" in capsys.readouterr().out
+
+
+def test_kinds_of_ones_own_need_their_policy_to_replay(tmp_path: Path) -> None:
+    policy = Policy().with_kind("goal", KindPolicy())
+    mem = Memory(tmp_path / "m.db", policy=policy)
+    mem.fact("f1", "The user trains for a marathon")
+    mem.add({"id": "g1", "kind": "goal", "text": "Run under four hours"}, because=["f1"])
+    mem.retract("f1")
+    store = mem.store
+    assert isinstance(store, SQLiteStore)
+    out = tmp_path / "log.jsonl"
+    export(store, out)
+    with pytest.raises(ReplayUnavailableError) as caught:
+        verify_export(out)
+    assert caught.value.seq == 1 and "goal" in caught.value.reason
+    assert "pass the Policy" in caught.value.reason
+    assert verify_export(out, policy=policy).replayed == 3
+    assert main(["audit", "verify", str(out)]) == EXIT_INPUT
