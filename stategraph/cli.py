@@ -144,7 +144,10 @@ def _emit(report: Report, as_json: bool) -> None:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    report = demo.run(args.lang, text_only=args.text)
+    if args.store is not None and Path(args.store).exists():
+        hint = "give a new file, or remove this one"
+        raise InvalidInputError("demo", [("--store", f"{args.store} exists: {hint}")])
+    report = demo.run(args.lang, path=args.store, text_only=args.text)
     _emit(report, args.json)
     if not args.json:
         untouched = sorted(set(demo.SCENARIO[args.lang]) - {e.id for e in report.entries})
@@ -397,6 +400,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--text",
         action="store_true",
         help="text only: the grounder and the rule packs find the dependencies",
+    )
+    p.add_argument(
+        "--store",
+        metavar="FILE",
+        help="keep the demo's memory in this new SQLite file (to explore it afterwards: "
+        "show, why, history, graph)",
     )
     p.set_defaults(func=_cmd_demo)
 

@@ -14,7 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-HEAVY = ("spacy", "jieba", "openai")
+HEAVY = ("spacy", "jieba", "openai", "fastapi", "starlette", "uvicorn", "mcp")
+"""Also the service's frameworks: only ``serve`` and ``mcp`` import them."""
 
 _PROGRAM = """
 import contextlib, io, json, sys

@@ -1,0 +1,422 @@
+"""The HTTP API: routes thin over :class:`~stategraph.memory.Memory`, one tenant per token.
+
+Every route but ``/healthz`` needs a bearer token, and acts on the one tenant that token is
+scoped to (:mod:`stategraph.service.auth`): no route takes a tenant name, so a request cannot
+name another tenant's memory, and an id that only another tenant holds is answered exactly as an
+id nobody holds. Bodies are capped in size and parsed strictly (:mod:`stategraph.service.bodies`),
+then validated by the library's own models, which are also the OpenAPI schema (``/openapi.json``,
+browsable at ``/docs``). Every error, the library's or the framework's, leaves through one
+exception handler as ``{"error": {"type", "message", "status", ...}}`` with the status of
+:mod:`stategraph.service.errors` (``Retry-After`` on a busy store).
+
+The engine is synchronous, so each route hands its work to a
+:class:`~stategraph.service.runner.TenantRunner` (a worker thread; one writer per tenant at a
+time) and serialises the result to JSON in that thread, off the event loop.
+
+Run it with ``stategraph serve`` (:mod:`stategraph.service.cli`); :func:`create_app` builds it
+for tests and other ASGI servers, :func:`app_from_env` for uvicorn's worker processes.
+"""
+
+import json
+import logging
+import os
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from typing import Annotated, Any, TypeVar
+
+from fastapi import Depends, FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRouter
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import TypeAdapter
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import JSONResponse, Response
+
+import stategraph
+from stategraph.errors import InvalidInputError, StategraphError
+from stategraph.explain import Proof, WhyNot
+from stategraph.memory import Memory
+from stategraph.model import Change, Report, Truth
+from stategraph.review import PendingReview
+from stategraph.revlog import LogEntry
+from stategraph.service.auth import Tokens
+from stategraph.service.bodies import BodyLimit, StrictJSONRoute
+from stategraph.service.errors import ServiceConfigError, error_body, http_status, retry_after
+from stategraph.service.runner import TenantRunner
+from stategraph.service.schemas import (
+    ErrorResponse,
+    HeadView,
+    NewState,
+    ReviewDecision,
+    StateView,
+    VerifyView,
+)
+from stategraph.service.tenants import TenantStores, open_tenants
+
+__all__ = ["CONFIG_ENV", "MAX_BODY", "app_from_env", "create_app"]
+
+log = logging.getLogger("stategraph.service")
+
+MAX_BODY = 1 << 20
+"""The largest request body accepted by default (1 MiB: thousands of states in one change)."""
+CONFIG_ENV = "STATEGRAPH_SERVE_CONFIG"
+"""The environment variable that hands ``stategraph serve``'s settings to uvicorn's workers."""
+
+T = TypeVar("T")
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorResponse, "description": "bad input (the library's validation error)"},
+    401: {"model": ErrorResponse, "description": "no valid bearer token"},
+    413: {"model": ErrorResponse, "description": "request body too large"},
+    423: {"model": ErrorResponse, "description": "the store's log does not verify"},
+    503: {"model": ErrorResponse, "description": "the store is busy: retry after Retry-After"},
+}
+_NOT_FOUND: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorResponse, "description": "no such state in this tenant's memory"}
+}
+_CONFLICT: dict[int | str, dict[str, Any]] = {
+    409: {"model": ErrorResponse, "description": "conflicts with the memory as it is"}
+}
+
+# The dependencies are coroutines: FastAPI runs a plain function dependency in a worker thread,
+# a thread hop per dependency per request for what is a dictionary lookup.
+_bearer = HTTPBearer(
+    auto_error=False,
+    description="a token from the server's tokens file; it names the tenant the request acts as",
+)
+
+
+async def _tenant(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> str:
+    tokens: Tokens = request.app.state.tokens
+    return tokens.tenant_for(credentials.credentials if credentials else None)
+
+
+async def _runner(request: Request) -> TenantRunner:
+    runner: TenantRunner = request.app.state.runner
+    return runner
+
+
+Tenant = Annotated[str, Depends(_tenant)]
+Runner = Annotated[TenantRunner, Depends(_runner)]
+
+
+def _json(content: bytes, status: int = 200) -> Response:
+    return Response(content=content, status_code=status, media_type="application/json")
+
+
+def _dump(value: Any, kind: Any) -> bytes:
+    """JSON of a model or a list of models, by alias (``assert``, ``with``), as a report's
+    own ``to_json`` writes it."""
+    return TypeAdapter(kind).dump_json(value, by_alias=True)
+
+
+router = APIRouter(prefix="/v1", route_class=StrictJSONRoute, responses=_ERRORS)
+
+
+@router.post(
+    "/states",
+    status_code=201,
+    response_model=Report,
+    responses=_CONFLICT,
+    summary="Add a state with its basis",
+)
+async def add_state(body: NewState, tenant: Tenant, runner: Runner) -> Response:
+    """Add one state (a fact, belief, plan or action) with its justifications, as
+    ``Memory.add`` does, and return the revision's report (adding can block or restore other
+    states through ``unless``). 409 if the id is taken."""
+
+    def job(mem: Memory) -> bytes:
+        report = mem.add(
+            body.state(), because=body.alternatives(), unless=body.unless, context=body.context
+        )
+        return report.to_json(indent=None).encode()
+
+    return _json(await runner.write(tenant, job), 201)
+
+
+@router.get("/states", response_model=list[StateView], summary="List the states")
+async def list_states(
+    tenant: Tenant,
+    runner: Runner,
+    limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
+    after: Annotated[str | None, Query(description="the last id of the previous page")] = None,
+) -> Response:
+    """Every state (active or not) with its value now, sorted by id, one page at a time."""
+
+    def job(mem: Memory) -> bytes:
+        holding, undefined = mem.holding(), mem.undefined()
+        page = [s for s in mem.states() if after is None or s.id > after][:limit]
+        views = [
+            StateView(
+                state=s,
+                truth=Truth.true
+                if s.id in holding
+                else Truth.undefined
+                if s.id in undefined
+                else Truth.false,
+                active=mem.is_active(s.id),
+            )
+            for s in page
+        ]
+        return _dump(views, list[StateView])
+
+    return _json(await runner.read(tenant, job))
+
+
+@router.get(
+    "/states/{state_id:path}",
+    response_model=StateView,
+    responses=_NOT_FOUND,
+    summary="Show a state",
+)
+async def show_state(state_id: str, tenant: Tenant, runner: Runner) -> Response:
+    """One state, its value now, and whether it is still active."""
+
+    def job(mem: Memory) -> bytes:
+        view = StateView(
+            state=mem.state(state_id), truth=mem.truth(state_id), active=mem.is_active(state_id)
+        )
+        return _dump(view, StateView)
+
+    return _json(await runner.read(tenant, job))
+
+
+@router.post(
+    "/revise",
+    response_model=Report,
+    responses={**_NOT_FOUND, **_CONFLICT},
+    summary="Apply a change",
+)
+async def revise(change: Change, tenant: Tenant, runner: Runner) -> Response:
+    """Retract, assert, supersede, add or remove justifications, atomically; the report says
+    what was invalidated, kept, restored or flagged, and why. The same fields as a change file
+    (``assert``, ``supersede: {id, with}``, ...)."""
+
+    def job(mem: Memory) -> bytes:
+        return mem.revise(change).to_json(indent=None).encode()
+
+    return _json(await runner.write(tenant, job))
+
+
+@router.get(
+    "/why/{state_id:path}",
+    response_model=Proof,
+    responses={**_NOT_FOUND, **_CONFLICT},
+    summary="Why a state holds",
+)
+async def why(state_id: str, tenant: Tenant, runner: Runner) -> Response:
+    """A minimal-height, non-circular proof of a holding state. 409 if it does not hold (ask
+    why-not)."""
+    return _json(await runner.read(tenant, lambda mem: _dump(mem.why(state_id), Proof)))
+
+
+@router.get(
+    "/why-not/{state_id:path}",
+    response_model=WhyNot,
+    responses=_NOT_FOUND,
+    summary="Why a state does not hold",
+)
+async def why_not(state_id: str, tenant: Tenant, runner: Runner) -> Response:
+    """For each justification of a state, the first premise that fails or the ``unless``
+    that blocks it."""
+    return _json(await runner.read(tenant, lambda mem: _dump(mem.why_not(state_id), WhyNot)))
+
+
+def _since(since: str | None) -> int | str | None:
+    return int(since) if since is not None and since.isdigit() else since
+
+
+@router.get("/history", response_model=list[LogEntry], summary="The revision log")
+async def history(
+    tenant: Tenant,
+    runner: Runner,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    since: Annotated[
+        str | None,
+        Query(description="after this sequence number, or at or after this ISO 8601 time"),
+    ] = None,
+) -> Response:
+    """The last ``limit`` entries of the tenant's revision log (after ``since``), oldest first."""
+
+    def job(mem: Memory) -> bytes:
+        return _dump(mem.history(limit, _since(since)), list[LogEntry])
+
+    return _json(await runner.read(tenant, job))
+
+
+@router.get("/head", response_model=HeadView, summary="The log's head")
+async def head(tenant: Tenant, runner: Runner) -> Response:
+    """The last log entry's sequence number and hash: kept elsewhere, it shows later that no
+    entry was removed from the end (``/v1/verify?expect_seq=&expect_hash=``)."""
+
+    def job(mem: Memory) -> bytes:
+        seq, digest = mem.head()
+        return _dump(HeadView(seq=seq, hash=digest), HeadView)
+
+    return _json(await runner.read(tenant, job))
+
+
+@router.get("/verify", response_model=VerifyView, summary="Verify the log's hash chain")
+async def verify(
+    tenant: Tenant,
+    runner: Runner,
+    expect_seq: int | None = None,
+    expect_hash: Annotated[str | None, Query(pattern=r"^[0-9a-f]{64}$")] = None,
+) -> Response:
+    """Check the tenant's hash chain (and that it still reaches a head kept earlier). 423 if it
+    does not verify; the store then refuses writes until someone looks."""
+    if (expect_seq is None) != (expect_hash is None):
+        raise InvalidInputError("request", [("expect_seq", "give expect_seq and expect_hash")])
+    expect = None if expect_seq is None or expect_hash is None else (expect_seq, expect_hash)
+
+    def job(mem: Memory) -> bytes:
+        entries = mem.verify_log(expect)
+        seq, digest = mem.head()
+        return _dump(VerifyView(entries=entries, head=HeadView(seq=seq, hash=digest)), VerifyView)
+
+    return _json(await runner.read(tenant, job))
+
+
+@router.get("/review", response_model=list[PendingReview], summary="What needs review")
+async def pending_review(tenant: Tenant, runner: Runner) -> Response:
+    """The states waiting for a person (flagged ``needs_confirmation`` and still standing),
+    oldest flag first, each with why."""
+    return _json(
+        await runner.read(tenant, lambda mem: _dump(mem.pending_review(), list[PendingReview]))
+    )
+
+
+def _settle(confirm: bool) -> Callable[[ReviewDecision, str, TenantRunner], Any]:
+    async def settle(decision: ReviewDecision, tenant: Tenant, runner: Runner) -> Response:
+        def job(mem: Memory) -> bytes:
+            act = mem.confirm if confirm else mem.reject
+            report = act(decision.id, by=decision.by, note=decision.note, at=decision.at)
+            return report.to_json(indent=None).encode()
+
+        return _json(await runner.write(tenant, job))
+
+    return settle
+
+
+router.add_api_route(
+    "/review/confirm",
+    _settle(True),
+    methods=["POST"],
+    response_model=Report,
+    responses={**_NOT_FOUND, **_CONFLICT},
+    summary="Confirm a state waiting for review",
+    description="It holds from now on, on the reviewer's word (a ``review`` justification), "
+    "and what rests on it is restored. 409 if nothing flagged it.",
+)
+router.add_api_route(
+    "/review/reject",
+    _settle(False),
+    methods=["POST"],
+    response_model=Report,
+    responses={**_NOT_FOUND, **_CONFLICT},
+    summary="Reject a state waiting for review",
+    description="It is retracted, and what rests on it alone goes. 409 if nothing flagged it.",
+)
+
+
+async def _library_error(request: Request, exc: Exception) -> Response:
+    status = http_status(exc)
+    headers: dict[str, str] = {}
+    seconds = retry_after(exc)
+    if seconds is not None:
+        headers["Retry-After"] = str(seconds)
+    if status == 401:
+        headers["WWW-Authenticate"] = "Bearer"
+    if status >= 500:
+        log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+    return JSONResponse(error_body(exc), status_code=status, headers=headers)
+
+
+async def _validation_error(request: Request, exc: Exception) -> Response:
+    errors: Sequence[Any] = exc.errors() if isinstance(exc, RequestValidationError) else ()
+    pairs = [(".".join(str(p) for p in e.get("loc", ())), str(e.get("msg", ""))) for e in errors]
+    return await _library_error(request, InvalidInputError("request", pairs))
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    status = exc.status_code if isinstance(exc, StarletteHTTPException) else 500
+    detail = exc.detail if isinstance(exc, StarletteHTTPException) else "error"
+    headers = dict(exc.headers or {}) if isinstance(exc, StarletteHTTPException) else {}
+    body = {"error": {"type": "HTTPError", "message": str(detail), "status": status}}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+async def _internal_error(request: Request, exc: Exception) -> Response:
+    log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+    return JSONResponse(error_body(exc), status_code=500)
+
+
+def create_app(
+    tenants: TenantStores,
+    tokens: Tokens,
+    *,
+    max_body: int = MAX_BODY,
+    threads: int = 16,
+) -> FastAPI:
+    """The HTTP API over some tenant stores.
+
+    Args:
+        tenants: where the tenants' memories live; closed when the app shuts down.
+        tokens: the bearer tokens accepted, each scoped to one tenant.
+        max_body: the largest request body accepted, in bytes (413 past it).
+        threads: how many operations run at once in this process.
+    """
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            tenants.close()
+
+    app = FastAPI(
+        title="stategraph",
+        version=stategraph.__version__,
+        summary="Dependency-aware state revision for agent memory",
+        description="Each bearer token acts as one tenant; every route reads or revises that "
+        'tenant\'s memory only. Errors are `{"error": {type, message, status, ...}}`, where '
+        "`type` is the library's error class.",
+        lifespan=lifespan,
+    )
+    app.state.runner = TenantRunner(tenants, threads=threads)
+    app.state.tokens = tokens
+    app.include_router(router)
+
+    @app.get("/healthz", include_in_schema=False)
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    app.add_exception_handler(StategraphError, _library_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _internal_error)
+    app.add_middleware(BodyLimit, max_bytes=max_body)
+    return app
+
+
+def app_from_env() -> FastAPI:
+    """The app as ``stategraph serve`` configured it, for each of uvicorn's worker processes
+    (they import it by name: ``stategraph.service.http:app_from_env``).
+
+    Raises:
+        ServiceConfigError: the environment variable :data:`CONFIG_ENV` is missing.
+    """
+    raw = os.environ.get(CONFIG_ENV)
+    if not raw:
+        raise ServiceConfigError(CONFIG_ENV, "not set: start the server with 'stategraph serve'")
+    config = json.loads(raw)
+    tenants = open_tenants(config["store"], busy_timeout=float(config["busy_timeout"]))
+    return create_app(
+        tenants,
+        Tokens.from_file(config["tokens"]),
+        max_body=int(config["max_body"]),
+        threads=int(config["threads"]),
+    )

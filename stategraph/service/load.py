@@ -1,0 +1,488 @@
+"""The load test on loopback: ``stategraph serve`` with N workers, writers across many tenants
+and within one, a worker killed mid-run, then every tenant checked.
+
+It is a command, not a unit test (``scripts/load_test.py``; a short run is the opt-in test
+``tests/reliability/test_service_load.py``), bounded in time and sending traffic to 127.0.0.1
+only. What it does:
+
+1. makes a tokens file with one token per tenant (``t000``... and a ``hot`` tenant) and starts
+   ``stategraph serve --workers N`` on a free loopback port;
+2. runs writers for ``--seconds``: some pick a random tenant for every revision (across
+   tenants), others all write to ``hot`` (within one tenant). Each writer adds facts, adds
+   beliefs that rest on its own facts, and supersedes its own facts (which invalidates the
+   beliefs on them); every new state has a fresh id, so an operation is recognisable after
+   the fact;
+3. ``kill -9``'s one worker process part-way (uvicorn starts another); a request that loses
+   its connection is *in doubt*: the writer asks whether its new state exists (then it was
+   committed: acknowledged late) or sends it again; a 503 is retried after ``Retry-After``;
+4. stops the server and checks every tenant's store directly, not through the server: the hash
+   chain verifies; the log has exactly one entry per acknowledged operation (none lost, none
+   duplicated) and the states are exactly what was acknowledged (ids, active or superseded,
+   truth); and replaying the log's changes in order on an empty memory gives every logged
+   report again, byte for byte, so no revision was computed from a view another writer had
+   already changed (none interleaved).
+
+Figures: acknowledged revisions per second, p50/p99 latency as the client saw it (retries
+included), and the anomaly counts, which must all be 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import resource
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from stategraph.memory import Memory
+from stategraph.model import Truth
+from stategraph.service.auth import add_token
+from stategraph.store import SQLiteStore
+
+__all__ = ["LoadConfig", "LoadResult", "main", "run"]
+
+
+@dataclass(frozen=True)
+class LoadConfig:
+    """What one run does."""
+
+    workers: int = 4
+    tenants: int = 100
+    writers: int = 24
+    """Writers across tenants (each revision to a random tenant)."""
+    hot_writers: int = 8
+    """Writers that all write to one tenant."""
+    seconds: float = 20.0
+    kill_after: float | None = 0.4
+    """When to kill -9 a worker, as a share of ``seconds``; None: no kill."""
+    seed: int = 16
+
+
+@dataclass
+class Op:
+    """One revision a writer sends."""
+
+    tenant: str
+    kind: str
+    """``fact``, ``belief`` (rests on ``premise``) or ``supersede`` (replaces ``premise``)."""
+    new_id: str
+    premise: str | None = None
+
+    def request(self) -> tuple[str, dict[str, Any]]:
+        if self.kind == "fact":
+            return "/v1/states", {"id": self.new_id, "text": f"fact {self.new_id}"}
+        if self.kind == "belief":
+            body = {"id": self.new_id, "kind": "belief", "because": [self.premise]}
+            return "/v1/states", {**body, "text": f"belief on {self.premise}"}
+        with_ = {"id": self.new_id, "text": f"replaces {self.premise}"}
+        return "/v1/revise", {"supersede": {"id": self.premise, "with": with_}}
+
+
+@dataclass
+class LoadResult:
+    """What a run measured and found."""
+
+    config: LoadConfig
+    machine: str
+    duration: float = 0.0
+    acknowledged: int = 0
+    acknowledged_late: int = 0
+    """In doubt after a lost connection, and found committed."""
+    resent: int = 0
+    """In doubt, found not committed, and sent again."""
+    busy_retries: int = 0
+    errors: list[str] = field(default_factory=list)
+    latencies_ms: list[float] = field(default_factory=list, repr=False)
+    hot_latencies_ms: list[float] = field(default_factory=list, repr=False)
+    """Those of the writers on the hot tenant (also in ``latencies_ms``)."""
+    client_cpu: float = 0.0
+    warm_up: int = 0
+    """Operations sent before the timed run (one fact per tenant, creating its store)."""
+    server_cpu: float = 0.0
+    killed: list[int] = field(default_factory=list)
+    restarted: bool = False
+    lost: int = 0
+    duplicated: int = 0
+    unexpected: int = 0
+    interleaved: int = 0
+    chain_failures: int = 0
+    log_entries: int = 0
+
+    @property
+    def anomalies(self) -> int:
+        return (
+            self.lost
+            + self.duplicated
+            + self.unexpected
+            + self.interleaved
+            + self.chain_failures
+            + len(self.errors)
+        )
+
+    def summary(self) -> dict[str, Any]:
+        lat = sorted(self.latencies_ms)
+        hot = sorted(self.hot_latencies_ms)
+
+        def pct(p: float, lat: list[float] = lat) -> float:
+            return round(lat[min(len(lat) - 1, int(p * len(lat)))], 1) if lat else 0.0
+
+        return {
+            "machine": self.machine,
+            "config": asdict(self.config),
+            "revisions_per_second": round((self.acknowledged - self.warm_up) / self.duration, 1)
+            if self.duration
+            else 0.0,
+            "p50_ms": pct(0.50),
+            "p99_ms": pct(0.99),
+            "mean_ms": round(statistics.fmean(lat), 1) if lat else 0.0,
+            "hot_tenant_p50_ms": pct(0.50, hot),
+            "hot_tenant_p99_ms": pct(0.99, hot),
+            "cpu_seconds": {
+                "client": round(self.client_cpu, 1),
+                "server": round(self.server_cpu, 1),
+            },
+            "acknowledged": self.acknowledged,
+            "acknowledged_late": self.acknowledged_late,
+            "resent": self.resent,
+            "busy_retries": self.busy_retries,
+            "killed_workers": self.killed,
+            "worker_restarted": self.restarted,
+            "log_entries": self.log_entries,
+            "anomalies": {
+                "lost": self.lost,
+                "duplicated": self.duplicated,
+                "unexpected": self.unexpected,
+                "interleaved": self.interleaved,
+                "chain_failures": self.chain_failures,
+                "errors": len(self.errors),
+            },
+            "first_errors": self.errors[:5],
+        }
+
+
+class _Run:
+    """The shared state of one run's writers."""
+
+    def __init__(self, url: str, tokens: dict[str, str], config: LoadConfig, result: LoadResult):
+        self.url = url
+        self.tokens = tokens
+        self.config = config
+        self.result = result
+        self.acked: list[Op] = []
+        self.deadline = 0.0
+
+    def headers(self, tenant: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.tokens[tenant]}"}
+
+    async def exists(self, client: httpx.AsyncClient, op: Op) -> bool:
+        """Whether an in-doubt operation was committed (its new state exists)."""
+        for _ in range(600):
+            try:
+                r = await client.get(f"/v1/states/{op.new_id}", headers=self.headers(op.tenant))
+            except httpx.TransportError:
+                await asyncio.sleep(0.05)
+                continue
+            if r.status_code in (200, 404):
+                return r.status_code == 200
+            await asyncio.sleep(0.05)
+        raise RuntimeError(f"could not learn whether {op.new_id} was committed")
+
+    async def send(self, client: httpx.AsyncClient, op: Op) -> bool:
+        """Send one operation until it is acknowledged; False if the server refused it."""
+        path, body = op.request()
+        started = time.perf_counter()
+        while True:
+            try:
+                r = await client.post(path, json=body, headers=self.headers(op.tenant))
+            except httpx.TransportError:
+                if await self.exists(client, op):
+                    self.result.acknowledged_late += 1
+                    break
+                self.result.resent += 1
+                continue
+            if r.status_code == 503:
+                self.result.busy_retries += 1
+                await asyncio.sleep(float(r.headers.get("retry-after", "1")))
+                continue
+            if r.status_code not in (200, 201):
+                self.result.errors.append(f"{op.kind} {op.new_id}: {r.status_code} {r.text[:200]}")
+                return False
+            break
+        took = (time.perf_counter() - started) * 1000
+        self.result.latencies_ms.append(took)
+        if op.tenant == "hot":
+            self.result.hot_latencies_ms.append(took)
+        self.acked.append(op)
+        return True
+
+    async def writer(self, client: httpx.AsyncClient, name: str, tenants: list[str]) -> None:
+        rng = random.Random(f"{self.config.seed}-{name}")
+        mine: dict[str, list[str]] = {t: [] for t in tenants}  # my active facts per tenant
+        n = 0
+        while time.monotonic() < self.deadline:
+            tenant = rng.choice(tenants)
+            facts = mine[tenant]
+            n += 1
+            new_id = f"{name}-{n}"
+            roll = rng.random()
+            if not facts or roll < 0.5:
+                op = Op(tenant, "fact", new_id)
+            elif roll < 0.8:
+                op = Op(tenant, "belief", new_id, rng.choice(facts))
+            else:
+                op = Op(tenant, "supersede", new_id, facts.pop(rng.randrange(len(facts))))
+            if await self.send(client, op) and op.kind != "belief":
+                facts.append(new_id)
+
+
+def _worker_pids(server: int) -> list[int]:
+    """The worker processes of a uvicorn supervisor (its children that serve)."""
+    try:
+        children = Path(f"/proc/{server}/task/{server}/children").read_text().split()
+    except OSError:
+        return []
+    pids = []
+    for pid in map(int, children):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"resource_tracker" not in cmdline:
+            pids.append(pid)
+    return sorted(pids)
+
+
+async def _killer(run: _Run, server: int, at: float) -> None:
+    await asyncio.sleep(at)
+    before = _worker_pids(server)
+    if not before:
+        run.result.errors.append("no worker process found to kill")
+        return
+    victim = before[len(before) // 2]
+    os.kill(victim, signal.SIGKILL)
+    run.result.killed.append(victim)
+    for _ in range(400):
+        await asyncio.sleep(0.05)
+        now = _worker_pids(server)
+        if victim not in now and len(now) >= len(before):
+            run.result.restarted = True
+            return
+
+
+async def _drive(run: _Run, server: int) -> None:
+    c = run.config
+    tenants = [f"t{i:03d}" for i in range(c.tenants)]
+    limits = httpx.Limits(max_connections=c.writers + c.hot_writers + 4)
+    async with httpx.AsyncClient(base_url=run.url, timeout=60, limits=limits) as client:
+        # every tenant's store is created first (a one-time cost, not a revision's), then timed
+        warm = [Op(t, "fact", "warm-up") for t in [*tenants, "hot"]]
+        await asyncio.gather(*(run.send(client, op) for op in warm))
+        run.result.latencies_ms.clear()
+        run.result.hot_latencies_ms.clear()
+        run.deadline = time.monotonic() + c.seconds
+        started = time.perf_counter()
+        tasks = [run.writer(client, f"x{i}", tenants) for i in range(c.writers)]
+        tasks += [run.writer(client, f"h{i}", ["hot"]) for i in range(c.hot_writers)]
+        if c.kill_after is not None:
+            tasks.append(_killer(run, server, c.seconds * c.kill_after))
+        await asyncio.gather(*tasks)
+        run.result.duration = time.perf_counter() - started
+        run.result.warm_up = len(warm)
+
+
+def _expected(acked: list[Op]) -> tuple[dict[str, bool], dict[str, Truth]]:
+    """The states the acknowledged operations leave: active, and truth, by id."""
+    active: dict[str, bool] = {}
+    premise: dict[str, str] = {}
+    for op in acked:
+        active[op.new_id] = True
+        if op.kind == "supersede" and op.premise is not None:
+            active[op.premise] = False
+        if op.kind == "belief" and op.premise is not None:
+            premise[op.new_id] = op.premise
+    truth = {
+        sid: Truth.true if (active[premise[sid]] if sid in premise else on) else Truth.false
+        for sid, on in active.items()
+    }
+    return active, truth
+
+
+def _check_tenant(path: Path, acked: list[Op], result: LoadResult) -> None:
+    """Compare one tenant's store with what was acknowledged, and replay its log."""
+    with Memory(store=SQLiteStore(path, create=False)) as mem:
+        try:
+            entries = mem.verify_log()
+        except Exception as exc:
+            result.chain_failures += 1
+            result.errors.append(f"{path.name}: {exc}")
+            return
+        result.log_entries += entries
+        asserted: dict[str, int] = {}
+        with Memory() as replay:
+            for entry in mem.store.iter_history():
+                if entry.report is None:
+                    continue
+                for c in entry.report.changed:
+                    if c.action == "asserted":
+                        asserted[c.id] = asserted.get(c.id, 0) + 1
+                again = replay.revise(entry.report.change)
+                if again.to_json() != entry.report.to_json():
+                    result.interleaved += 1
+        active, truth = _expected(acked)
+        stored = {s.id for s in mem.states()}
+        result.lost += len(set(active) - stored)
+        result.unexpected += len(stored - set(active))
+        twice = sum(n - 1 for n in asserted.values() if n > 1)
+        result.duplicated += max(twice, entries - len(acked))
+        holding, undefined = mem.holding(), mem.undefined()
+        for sid in stored & set(active):
+            now = Truth.true if sid in holding else Truth.undefined if sid in undefined else None
+            if mem.is_active(sid) != active[sid] or (now or Truth.false) != truth[sid]:
+                result.unexpected += 1
+
+
+def _cpu_of_tree(server: int) -> float:
+    """CPU seconds used so far by the server and its live workers (a killed worker's share
+    is lost, so this is a lower bound after a kill)."""
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in [server, *_worker_pids(server)]:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return total
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def run(config: LoadConfig, folder: Path | None = None) -> LoadResult:
+    """One load run in ``folder`` (a new temporary folder by default)."""
+    machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, " + (
+        f"Python {platform.python_version()}"
+    )
+    result = LoadResult(config=config, machine=machine)
+    with tempfile.TemporaryDirectory(prefix="stategraph-load-") as tmp:
+        base = folder or Path(tmp)
+        tokens_file = base / "tokens.json"
+        names = [f"t{i:03d}" for i in range(config.tenants)] + ["hot"]
+        tokens = {t: add_token(tokens_file, t) for t in names}
+        port = _free_port()
+        server = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "stategraph", "serve", "--store", f"sqlite:///{base}/data"),
+                *("--tokens", str(tokens_file), "--port", str(port)),
+                *("--workers", str(config.workers), "--no-access-log", "--log-level", "error"),
+            ],
+            start_new_session=True,
+        )
+        url = f"http://127.0.0.1:{port}"
+        run_ = _Run(url, tokens, config, result)
+        try:
+            _wait_ready(url, config.workers, server.pid)
+            client_before = resource.getrusage(resource.RUSAGE_SELF)
+            server_before = _cpu_of_tree(server.pid)
+            asyncio.run(_drive(run_, server.pid))
+            client_after = resource.getrusage(resource.RUSAGE_SELF)
+            result.server_cpu = _cpu_of_tree(server.pid) - server_before
+            result.client_cpu = (client_after.ru_utime + client_after.ru_stime) - (
+                client_before.ru_utime + client_before.ru_stime
+            )
+        finally:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=60)
+        result.acknowledged = len(run_.acked)
+        by_tenant: dict[str, list[Op]] = {t: [] for t in names}
+        for op in run_.acked:
+            by_tenant[op.tenant].append(op)
+        for tenant, acked in by_tenant.items():
+            path = base / "data" / f"{tenant}.db"
+            if not path.exists():
+                result.lost += len(acked)
+                continue
+            _check_tenant(path, acked, result)
+    return result
+
+
+def _wait_ready(url: str, workers: int, server: int) -> None:
+    with httpx.Client(base_url=url) as c:
+        for _ in range(1200):
+            try:
+                started = c.get("/healthz").status_code == 200
+                if started and (workers == 1 or len(_worker_pids(server)) >= workers):
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.05)
+    raise RuntimeError("the server did not start")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``scripts/load_test.py``: run, print the figures, exit 1 on any anomaly."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    d = LoadConfig()
+    p.add_argument("--workers", type=int, default=d.workers, help="uvicorn worker processes")
+    p.add_argument("--tenants", type=int, default=d.tenants)
+    p.add_argument("--writers", type=int, default=d.writers, help="writers across tenants")
+    p.add_argument("--hot-writers", type=int, default=d.hot_writers, help="writers on one tenant")
+    p.add_argument("--seconds", type=float, default=d.seconds, help="how long to write")
+    p.add_argument("--no-kill", action="store_true", help="kill no worker")
+    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = p.parse_args(argv)
+    config = LoadConfig(
+        workers=args.workers,
+        tenants=args.tenants,
+        writers=args.writers,
+        hot_writers=args.hot_writers,
+        seconds=args.seconds,
+        kill_after=None if args.no_kill else d.kill_after,
+        seed=args.seed,
+    )
+    summary = run(config).summary()
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        a = summary["anomalies"]
+        print(f"machine: {summary['machine']}")
+        print(
+            f"{config.workers} workers, {config.tenants} tenants + 1 hot, {config.writers} "
+            f"writers across tenants + {config.hot_writers} on the hot one, {config.seconds:g} s"
+        )
+        print(
+            f"revisions/s: {summary['revisions_per_second']}  p50: {summary['p50_ms']} ms  "
+            f"p99: {summary['p99_ms']} ms  (acknowledged {summary['acknowledged']}, "
+            f"late {summary['acknowledged_late']}, resent {summary['resent']}, "
+            f"busy retries {summary['busy_retries']})"
+        )
+        print(
+            f"hot tenant: p50 {summary['hot_tenant_p50_ms']} ms, p99 "
+            f"{summary['hot_tenant_p99_ms']} ms; CPU seconds: {summary['cpu_seconds']}"
+        )
+        print(
+            f"killed workers: {summary['killed_workers']} (restarted: "
+            f"{summary['worker_restarted']}); log entries checked: {summary['log_entries']}"
+        )
+        print("anomalies: " + ", ".join(f"{k} {v}" for k, v in a.items()))
+        for line in summary["first_errors"]:
+            print(f"  {line}")
+    return 0 if sum(summary["anomalies"].values()) == 0 else 1

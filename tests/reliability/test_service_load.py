@@ -1,0 +1,32 @@
+"""The service's load test, short (opt-in: ``python -m pytest -m slow tests/reliability``).
+
+Two uvicorn workers on loopback, writers across ten tenants and on one hot tenant, one worker
+killed with SIGKILL part-way: every acknowledged revision must be in its tenant's store once,
+the chains must verify and the logs replay (``stategraph/service/load.py``; the full run, with
+its figures, is ``scripts/load_test.py``). Nothing here is timed: the figures are printed, the
+assertions are the anomaly counts.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from stategraph.service.load import LoadConfig, run
+
+
+@pytest.mark.slow
+def test_a_short_load_run_loses_duplicates_and_interleaves_nothing() -> None:
+    config = LoadConfig(workers=2, tenants=10, writers=6, hot_writers=3, seconds=6.0)
+    result = run(config)
+    summary = result.summary()
+    print(summary)
+    assert result.killed and result.restarted
+    assert result.acknowledged > result.warm_up
+    assert summary["anomalies"] == {
+        "lost": 0,
+        "duplicated": 0,
+        "unexpected": 0,
+        "interleaved": 0,
+        "chain_failures": 0,
+        "errors": 0,
+    }
