@@ -84,6 +84,7 @@ _PLUGINS = (
     "stategraph.grounding.cli",
     "stategraph.bench.cli",
     "stategraph.review_cli",
+    "stategraph.service.cli",
 )
 
 _CONTROLS = (*range(32), *range(127, 160), 0x2028, 0x2029, *range(0x202A, 0x202F))
