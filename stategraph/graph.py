@@ -10,7 +10,7 @@ nothing was persisted.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from stategraph.errors import DuplicateStateError, UnknownStateError
 from stategraph.model import FALSE, Justification, State, Truth
@@ -32,14 +32,26 @@ class Cone:
     states outside it. This is the pruning of a justification-based TMS (Doyle 1979), kept
     sound for the well-founded semantics: see ``docs/revision.md``.
 
+    A bounded revision walks only part of the cone (:mod:`stategraph.bounded`); the last
+    three attributes say where it stopped, and are empty when it walked the whole cone.
+
     Attributes:
         depth: every state reachable from the seeds along premise and ``unless`` edges, with
-            its hop distance (the affected cone, as reported).
+            its hop distance (the affected cone, as reported); in a bounded walk, the states
+            within the bound and those one hop past it.
         solve: the seeds and the states reachable from them along open edges.
+        frontier: the states one hop past the bound with an open edge from a solved state,
+            each with those solved states: what the change may move past the bound.
+        uncertain: states outside ``solve`` whose value the change may move past the bound
+            (the frontier among them): solved as undefined, never at a possibly stale value.
+        limit: why the walk stopped (``depth_limit``, ``cone_limit``), or None.
     """
 
     depth: dict[str, int]
     solve: frozenset[str]
+    frontier: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    uncertain: frozenset[str] = frozenset()
+    limit: str | None = None
 
 
 class SupportGraph:

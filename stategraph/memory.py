@@ -187,8 +187,12 @@ class Memory:
     Args:
         path: a SQLite file to open or create; None keeps the store in memory.
         policy: the kinds this memory accepts and how they are graded.
-        max_depth: how many hops one revision may cascade; states further away whose value
-            would change are marked ``needs_confirmation`` instead. None: no bound.
+        max_depth: how many hops one revision may cascade: it walks and solves no further,
+            and the states one hop past it whose value it may change are marked
+            ``needs_confirmation`` (cause ``depth_limit``) instead. None: no bound.
+        max_cone: the most states one revision may walk and solve, level by level from the
+            change (the states it names always are); past it, as past ``max_depth``, with
+            cause ``cone_limit``. None: no cap. See ``docs/revision.md``, "A bounded revision".
         rules: rule packs (``rules/packs/<name>.lp``, or ``"all"``) that link states through
             their atoms (see :mod:`stategraph.linking`). Persisted in the store.
         grounder: a registered grounder (``"stategraph.rule_grounder.v1"``) that fills the
@@ -215,6 +219,7 @@ class Memory:
         *,
         policy: Policy | None = None,
         max_depth: int | None = None,
+        max_cone: int | None = None,
         rules: Sequence[str] | str | None = None,
         grounder: str | None = None,
         store: Store | None = None,
@@ -228,6 +233,9 @@ class Memory:
     ) -> None:
         if max_depth is not None and max_depth < 0:
             raise InvalidInputError("config", [("max_depth", "must be None or >= 0")])
+        if max_cone is not None and max_cone < 1:
+            raise InvalidInputError("config", [("max_cone", "must be None or >= 1")])
+        self.max_cone = max_cone
         self.policy = policy or Policy()
         self.max_depth = max_depth
         self.store: Store = store or SQLiteStore(
@@ -292,6 +300,8 @@ class Memory:
     def config(self) -> dict[str, Any]:
         """The configuration that decides verdicts; logged with every revision."""
         config: dict[str, Any] = {"max_depth": self.max_depth, "kinds": sorted(self.policy.kinds)}
+        if self.max_cone is not None:  # absent when off: configs logged before it read the same
+            config["max_cone"] = self.max_cone
         if self.rules:
             config["rules"] = list(self.rules)
         if self.grounder:
@@ -334,7 +344,8 @@ class Memory:
             change, compatible, link = self._preparer.prepare(change)
 
             def solve(change: Change) -> tuple[Revision, SupportGraph]:
-                cone = self.store.cone(seeds(change))
+                cited = {x for j in change.add_justifications for x in (*j.premises, *j.unless)}
+                cone = self.store.cone(seeds(change), self.max_depth, self.max_cone, cited)
                 graph = self._subgraph(change, cone.solve)
                 return revise(
                     graph, self.policy, change, cone, self.store, self.max_depth, compatible

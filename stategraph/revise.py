@@ -21,6 +21,7 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from stategraph.bounded import frontier_outcome, tainted
 from stategraph.errors import (
     InvalidChangeError,
     SelfJustificationError,
@@ -230,14 +231,22 @@ class _ConeProgram:
 
     A frozen-true literal is dropped from its rule, a frozen-false premise (or a frozen-true
     ``unless``) drops the whole rule, and a frozen-undefined state is kept as a node that
-    blocks itself (``n :- not n``), which is undefined in the well-founded model. An unchecked
-    candidate premise ``p`` becomes a node ``c`` with ``c :- p`` and ``c :- not c``: true
-    while ``p`` holds, undefined otherwise.
+    blocks itself (``n :- not n``), which is undefined in the well-founded model; so is a
+    state a bounded walk left uncertain (:mod:`stategraph.bounded`), whatever its stored value.
+    An unchecked candidate premise ``p`` becomes a node ``c`` with ``c :- p`` and
+    ``c :- not c``: true while ``p`` holds, undefined otherwise.
     """
 
-    def __init__(self, graph: SupportGraph, policy: Policy, cone: frozenset[str]) -> None:
+    def __init__(
+        self,
+        graph: SupportGraph,
+        policy: Policy,
+        cone: frozenset[str],
+        uncertain: frozenset[str] = frozenset(),
+    ) -> None:
         self.graph = graph
         self.cone = cone
+        self.uncertain = uncertain
         self.program = Program()
         self._undefined: set[Hashable] = set()
         for sid in sorted(cone):
@@ -252,7 +261,9 @@ class _ConeProgram:
                     self.program.rules.append(rule)
 
     def _frozen(self, sid: str) -> Truth | None:
-        return None if sid in self.cone else self.graph.value(sid)
+        if sid in self.cone:
+            return None
+        return UNDEFINED if sid in self.uncertain else self.graph.value(sid)
 
     def _undefined_node(self, node: Hashable) -> Hashable:
         if node not in self._undefined:
@@ -309,7 +320,8 @@ def revise(
         change: what to apply.
         cone: the change's cone (:meth:`~stategraph.store.SQLiteStore.cone`, before the change).
         loader: reads more of the store.
-        max_depth: the cascade bound (None: unbounded).
+        max_depth: the cascade bound, as reported (the store's walk applies it: see
+            :mod:`stategraph.bounded`).
         compatible: superseded ids whose replacement still supports some of the same
             conclusions through the rules; a state that loses only a *declared* support on
             one of them may well still hold, so it goes to confirmation instead of deletion.
@@ -330,28 +342,26 @@ def revise(
     roots = seeds(change)
     depth = {**cone.depth, **dict.fromkeys(roots, 0)}
     solve = cone.solve | roots.keys()
-    model = well_founded(_ConeProgram(graph, policy, solve).program)
+    model = well_founded(_ConeProgram(graph, policy, solve, cone.uncertain).program)
 
-    new: dict[str, Truth] = {}
-    past_bound: set[str] = set()
-    for sid in solve:
-        if sid not in graph:
-            continue
-        value = model.value(sid)
-        if max_depth is not None and depth[sid] > max_depth and value is not graph.value(sid):
-            value = Truth.undefined
-            past_bound.add(sid)
-        new[sid] = value
+    new = {sid: model.value(sid) for sid in solve if sid in graph}
+    past_bound, past_kept = _past_bound(graph, policy, cone, loader, new)
     moved = {s for s, v in new.items() if v is not graph.value(s)}
     # States that keep their support while something they cite moved: graded, not solved.
-    held = loader.heads_citing(moved) - solve if moved else set()
-    loader.extend(graph, held)
+    held = loader.heads_citing(moved & solve) - solve if moved else set()
+    if cone.limit is not None:  # past the bound, only the frontier's outcome is reported
+        edge = max(cone.depth.values())
+        held = {h for h in held if cone.depth.get(h, edge) < edge} | past_kept
+    loader.extend(graph, held - past_kept)
 
     def new_value(sid: str) -> Truth:
-        return new[sid] if sid in new else graph.value(sid)
+        if sid in new:
+            return new[sid]
+        return UNDEFINED if sid in cone.uncertain else graph.value(sid)
 
-    scope = solve | held
+    scope = solve | held | past_bound
     grader = _Grader(graph, policy, depth, scope, solve, new_value, past_bound, compatible)
+    grader.bound_cause = cone.limit or "depth_limit"
     changed: list[ChangedState] = []
     entries: list[Entry] = []
     for sid in sorted(scope & graph.states.keys(), key=lambda s: (depth[s], s)):
@@ -362,14 +372,22 @@ def revise(
             continue
         if not graph.is_active(sid) or policy.is_exogenous(graph.states[sid]):
             continue
-        if sid not in moved and sid not in old_justs and moved.isdisjoint(graph.supporters(sid)):
+        if (
+            sid not in moved
+            and sid not in old_justs
+            and sid not in past_bound
+            and moved.isdisjoint(graph.supporters(sid))
+        ):
             continue  # nothing it rests on changed: untouched
         before = old_justs[sid] if sid in old_justs else graph.justifications_of(sid)
         entry = grader.entry(sid, before)
         if entry is not None:
             entries.append(entry)
     edges = _edges_in_question(graph, entries, new_value)
-    writes.follow = _open_edges(graph, policy, solve, new_value, grader.supports)
+    supports = {s: found for s, found in grader.supports.items() if s in solve}
+    # Past the bound, a flagged state does not hold and one that kept holding may now rest on
+    # another justification: every edge into either is opened (always sound).
+    writes.follow = _open_edges(graph, policy, solve | past_kept | past_bound, new_value, supports)
     for sid, value in new.items():
         if value is not graph.value(sid):
             writes.truth[sid] = value
@@ -385,6 +403,26 @@ def revise(
         edges=edges,
     )
     return Revision(report, writes, depth)
+
+
+def _past_bound(
+    graph: SupportGraph, policy: Policy, cone: Cone, loader: Loader, new: dict[str, Truth]
+) -> tuple[set[str], set[str]]:
+    """In a bounded revision, the states whose value is not known (flagged, and set undefined
+    in ``new``), and the states past the bound that keep holding though a state they cite
+    moved (:mod:`stategraph.bounded`, ``docs/revision.md``)."""
+    if cone.limit is None:
+        return set(), set()
+    flagged = tainted(graph, new, cone.uncertain, new)
+    moved = flagged | {s for s, v in new.items() if v is not graph.value(s)}
+    reached = sorted(z for z, srcs in cone.frontier.items() if not moved.isdisjoint(srcs))
+    loader.extend(graph, reached)
+    past, kept = frontier_outcome(graph, policy, cone, reached, new)
+    for z in past:
+        new[z] = UNDEFINED
+    for z in kept:  # known, though uncertain when the walk stopped
+        new[z] = graph.value(z)
+    return flagged | past, kept
 
 
 def _edges_in_question(
@@ -426,6 +464,9 @@ class _Grader:
         self.new_value = new_value
         self._cycle_of: dict[Hashable, frozenset[Hashable]] | None = None
         self.past_bound = past_bound
+        self.bound_cause = "depth_limit"
+        """The cause of a state flagged because the walk stopped (``depth_limit``,
+        ``cone_limit``)."""
         self.compatible = compatible
         self.supports = self.levels(scope, solved)
         """The support of each holding state of the scope (see :meth:`levels`)."""
@@ -483,7 +524,7 @@ class _Grader:
         after = g.justifications_of(sid)
         old_hold = {j.key for j in before if justification_value(j, g.value) is TRUE}
         new_hold = {j.key for j in after if justification_value(j, self.new_value) is TRUE}
-        if old_t is new_t and old_hold == new_hold:
+        if old_t is new_t and old_hold == new_hold and sid not in self.past_bound:
             return None
         present = {j.key: j for j in after}
         lost = []
@@ -507,7 +548,8 @@ class _Grader:
         undecided: tuple[str, ...] = ()
         surviving = None
         if sid in self.past_bound:
-            verdict, cause, decided_by = Verdict.needs_confirmation, "depth_limit", DecidedBy.policy
+            verdict, cause = Verdict.needs_confirmation, self.bound_cause
+            decided_by = DecidedBy.policy
         elif new_t is UNDEFINED:
             verdict = Verdict.needs_confirmation
             cause, cycle, undecided = self._undecided(sid, after)

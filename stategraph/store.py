@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from stategraph import atom_index, review_queue
+from stategraph.bounded import walk
 from stategraph.errors import (
     ConcurrentChangeError,
     InvalidInputError,
@@ -154,8 +155,15 @@ class Store(Protocol):
 
     name: str
 
-    def cone(self, seeds: Iterable[str]) -> Cone:
-        """The affected cone of the seeds, and the part of it a change can move."""
+    def cone(
+        self,
+        seeds: Iterable[str],
+        max_depth: int | None = None,
+        max_cone: int | None = None,
+        cited: Iterable[str] = (),
+    ) -> Cone:
+        """The affected cone of the seeds, and the part of it a change can move, walked up
+        to the bounds (:func:`stategraph.bounded.walk`)."""
         ...
 
     def subgraph(self, ids: Iterable[str] = (), full: bool = False) -> SupportGraph:
@@ -631,35 +639,57 @@ class SQLiteStore:
         for chunk in _chunks(unique):
             yield from self.conn.execute(sql.format(_marks(len(chunk))), chunk)
 
-    def cone(self, seeds: Iterable[str]) -> Cone:
+    def cone(
+        self,
+        seeds: Iterable[str],
+        max_depth: int | None = None,
+        max_cone: int | None = None,
+        cited: Iterable[str] = (),
+    ) -> Cone:
         """The affected cone of the seeds, and the part of it a change can move.
 
         One breadth-first search over the ``edges`` index gives every hop distance; the open
         edges it meets are kept, and the states to solve are those the seeds reach along them.
+        With a bound, the search stops there (:func:`stategraph.bounded.walk`).
         """
-        depth = dict.fromkeys(seeds, 0)
-        opened: dict[str, list[str]] = {}
-        frontier = sorted(depth)
-        d = 0
-        while frontier:
-            d += 1
-            found = []
-            sql = "SELECT src, head, follow FROM edges WHERE src IN ({})"
-            for src, head, follow in self._select(sql, frontier):
-                if head not in depth:
-                    depth[head] = d
-                    found.append(head)
-                if follow:
-                    opened.setdefault(src, []).append(head)
-            frontier = sorted(found)
-        solve = {h for h, dist in depth.items() if dist == 0}
-        stack = list(solve)
-        while stack:
-            for head in opened.get(stack.pop(), ()):
-                if head not in solve:
-                    solve.add(head)
-                    stack.append(head)
-        return Cone(depth, frozenset(solve))
+        return walk(self, seeds, max_depth, max_cone, cited)
+
+    def out_edges(self, srcs: Sequence[str]) -> Iterator[tuple[str, str, int]]:
+        """``(src, head, follow)`` for every edge out of these states."""
+        return self._select("SELECT src, head, follow FROM edges WHERE src IN ({})", srcs)
+
+    def cited_by(self, heads: Sequence[str]) -> dict[str, set[str]]:
+        """The states the justifications of each head cite (premises and ``unless``)."""
+        out: dict[str, set[str]] = {}
+        sql = "SELECT head, premises, unless FROM justifications WHERE head IN ({})"
+        for head, premises, unless in self._select(sql, heads):
+            out.setdefault(head, set()).update(_ids(premises), _ids(unless))
+        return out
+
+    def changeable(self, ids: Sequence[str]) -> set[str]:
+        """The stored states among ``ids`` that are active and have a justification (the
+        others change value only when a change names them)."""
+        sql = (
+            "SELECT id FROM states WHERE active=1 AND id IN ({}) "
+            "AND EXISTS (SELECT 1 FROM justifications WHERE head = states.id)"
+        )
+        return {r[0] for r in self._select(sql, ids)}
+
+    def open_into(self, heads: Sequence[str]) -> dict[str, set[str]]:
+        """For each head, the states whose edges into it are open (a step backwards along
+        the ``edges`` index, which is keyed by source: the pairs are looked up one by one)."""
+        pairs = [(src, h) for h, cited in self.cited_by(heads).items() for src in sorted(cited)]
+        out: dict[str, set[str]] = {}
+        for i in range(0, len(pairs), _CHUNK // 2):
+            chunk = pairs[i : i + _CHUNK // 2]
+            values = ",".join("(?,?)" for _ in chunk)
+            sql = (
+                f"SELECT e.src, e.head FROM (VALUES {values}) AS p "
+                "JOIN edges e ON e.src = p.column1 AND e.head = p.column2 WHERE e.follow = 1"
+            )
+            for src, head in self.conn.execute(sql, [x for pair in chunk for x in pair]):
+                out.setdefault(head, set()).add(src)
+        return out
 
     _STATE_COLUMNS = "id, kind, status, active, superseded_by, truth"
 

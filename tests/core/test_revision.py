@@ -248,9 +248,13 @@ def test_depth_and_depth_bound() -> None:
     mem = build(chain, max_depth=2)
     bounded = mem.retract("f")
     assert bounded.invalidated == ["s1", "s2"]
-    assert bounded.needs_confirmation == ["s3", "s4", "s5"]
+    # The walk stops one hop past the bound: s3 is flagged, s4 and s5 are not even read
+    # (they rest on s3, and settling s3 carries the cascade on).
+    assert bounded.needs_confirmation == ["s3"]
     assert {e.reason.cause for e in bounded.entries if e.depth > 2} == {"depth_limit"}
-    assert mem.undefined() == {"s3", "s4", "s5"}
+    assert (bounded.cone_size, bounded.solved) == (4, 3)
+    assert mem.undefined() == {"s3"}
+    assert mem.holding() == {"s4", "s5"}
 
 
 def test_same_change_same_bytes() -> None:
