@@ -17,16 +17,19 @@ a revision whose store changed underneath it, so several server processes can sh
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import sqlite3
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
+from stategraph.errors import StoreBusyError
 from stategraph.memory import Memory
 from stategraph.service.errors import InvalidTenantError, ServiceConfigError
 from stategraph.store import SQLiteStore
@@ -167,27 +170,60 @@ class SQLiteTenants:
         return self.folder / f"{check_tenant(tenant)}.db"
 
     @contextmanager
+    def _turn(self, tenant: str) -> Iterator[None]:
+        """Wait for the tenant's turn to write, across processes: an advisory lock on
+        ``<tenant>.lock`` (never on the store file itself, whose POSIX locks SQLite owns).
+
+        SQLite would serialise the writers anyway, but a writer that finds the store locked
+        sleeps in SQLite's busy handler for up to 100 ms at a time, and one that loses the race
+        recomputes its revision; in turn, the next writer starts as soon as the last is done.
+        The lock goes with the process, so a killed worker never leaves it held.
+
+        Raises:
+            StoreBusyError: the turn did not come within the busy timeout.
+        """
+        fd = os.open(self.folder / f"{tenant}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            deadline, pause = time.monotonic() + self.busy_timeout, 0.0002
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise StoreBusyError(str(self.path(tenant)), self.busy_timeout) from None
+                    time.sleep(pause)
+                    pause = min(2 * pause, 0.002)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
+
+    @contextmanager
     def _lend(self, tenant: str, write: bool) -> Iterator[Memory]:
         path = self.path(tenant)
-        if not write and not path.exists():
-            store = SQLiteStore(":memory:")  # an empty memory, never kept
-        else:
-            store = SQLiteStore(path, busy_timeout=self.busy_timeout, create=write)
-            self._keepers.touch(path)
-        try:
-            mem = self._factory(store)
-        except BaseException:
-            store.close()
-            raise
-        with mem:
-            yield mem
+        with ExitStack() as stack:
+            if write:
+                stack.enter_context(self._turn(tenant))
+            if not write and not path.exists():
+                store = SQLiteStore(":memory:")  # an empty memory, never kept
+            else:
+                store = SQLiteStore(path, busy_timeout=self.busy_timeout, create=write)
+                self._keepers.touch(path)
+            try:
+                mem = self._factory(store)
+            except BaseException:
+                store.close()
+                raise
+            with mem:
+                yield mem
 
     def memory(self, tenant: str, *, write: bool = False) -> AbstractContextManager[Memory]:
         """Open the tenant's store for one request (see :meth:`TenantStores.memory`).
 
         A memory is opened in the thread that uses it (SQLite connections belong to their
         thread) and closed on exit; opening costs about half a millisecond, and the tenant's
-        keeper connection keeps the WAL, so closing costs no checkpoint.
+        keeper connection keeps the WAL, so closing costs no checkpoint. A writer holds the
+        tenant's turn (:meth:`_turn`) from before it opens the store until it closes it.
         """
         return self._lend(tenant, write)
 

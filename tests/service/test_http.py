@@ -3,6 +3,8 @@ SQLite stores, and every error as JSON with the library's type and its status.""
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
 from typing import Any
 
@@ -219,6 +221,22 @@ def test_a_busy_store_is_503_with_retry_after(client: TestClient, setup: Setup) 
     finally:
         holder.execute("ROLLBACK")
         holder.close()
+    assert client.post("/v1/states", json={"id": "m5", "text": "x"}, headers=h).status_code == 201
+
+
+def test_a_writer_waits_for_its_tenants_turn(client: TestClient, setup: Setup) -> None:
+    h = setup.headers("alice")
+    seed(client, h)
+    turn = os.open(setup.folder / "alice.lock", os.O_RDWR)
+    fcntl.flock(turn, fcntl.LOCK_EX)  # another worker process is writing for alice
+    try:
+        r = client.post("/v1/states", json={"id": "m5", "text": "x"}, headers=h)
+        assert (r.status_code, error(r)["type"]) == (503, "StoreBusyError")
+        assert str(setup.folder) not in r.text
+        bob = client.post("/v1/states", json={"id": "m5"}, headers=setup.headers("bob"))
+        assert bob.status_code == 201  # other tenants write on
+    finally:
+        os.close(turn)
     assert client.post("/v1/states", json={"id": "m5", "text": "x"}, headers=h).status_code == 201
 
 
