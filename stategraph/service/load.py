@@ -51,6 +51,7 @@ import httpx
 from stategraph.memory import Memory
 from stategraph.model import Truth
 from stategraph.service.auth import add_token
+from stategraph.service.load_client import Connection, ConnectionLost
 from stategraph.store import SQLiteStore
 
 __all__ = ["LoadConfig", "LoadResult", "main", "run"]
@@ -114,6 +115,8 @@ class LoadResult:
     """Operations sent before the timed run (one fact per tenant, creating its store)."""
     server_cpu: float = 0.0
     killed: list[int] = field(default_factory=list)
+    killed_connections: int = 0
+    """Client connections the killed worker held when it was killed."""
     restarted: bool = False
     lost: int = 0
     duplicated: int = 0
@@ -160,6 +163,7 @@ class LoadResult:
             "resent": self.resent,
             "busy_retries": self.busy_retries,
             "killed_workers": self.killed,
+            "killed_worker_connections": self.killed_connections,
             "worker_restarted": self.restarted,
             "log_entries": self.log_entries,
             "anomalies": {
@@ -177,8 +181,8 @@ class LoadResult:
 class _Run:
     """The shared state of one run's writers."""
 
-    def __init__(self, url: str, tokens: dict[str, str], config: LoadConfig, result: LoadResult):
-        self.url = url
+    def __init__(self, port: int, tokens: dict[str, str], config: LoadConfig, result: LoadResult):
+        self.host, self.port = "127.0.0.1", port
         self.tokens = tokens
         self.config = config
         self.result = result
@@ -188,38 +192,38 @@ class _Run:
     def headers(self, tenant: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.tokens[tenant]}"}
 
-    async def exists(self, client: httpx.AsyncClient, op: Op) -> bool:
+    async def exists(self, conn: Connection, op: Op) -> bool:
         """Whether an in-doubt operation was committed (its new state exists)."""
         for _ in range(600):
             try:
-                r = await client.get(f"/v1/states/{op.new_id}", headers=self.headers(op.tenant))
-            except httpx.TransportError:
+                r = await conn.request("GET", f"/v1/states/{op.new_id}", self.headers(op.tenant))
+            except ConnectionLost:
                 await asyncio.sleep(0.05)
                 continue
-            if r.status_code in (200, 404):
-                return r.status_code == 200
+            if r.status in (200, 404):
+                return r.status == 200
             await asyncio.sleep(0.05)
         raise RuntimeError(f"could not learn whether {op.new_id} was committed")
 
-    async def send(self, client: httpx.AsyncClient, op: Op) -> bool:
+    async def send(self, conn: Connection, op: Op) -> bool:
         """Send one operation until it is acknowledged; False if the server refused it."""
         path, body = op.request()
         started = time.perf_counter()
         while True:
             try:
-                r = await client.post(path, json=body, headers=self.headers(op.tenant))
-            except httpx.TransportError:
-                if await self.exists(client, op):
+                r = await conn.request("POST", path, self.headers(op.tenant), body)
+            except ConnectionLost:
+                if await self.exists(conn, op):
                     self.result.acknowledged_late += 1
                     break
                 self.result.resent += 1
                 continue
-            if r.status_code == 503:
+            if r.status == 503:
                 self.result.busy_retries += 1
                 await asyncio.sleep(float(r.headers.get("retry-after", "1")))
                 continue
-            if r.status_code not in (200, 201):
-                self.result.errors.append(f"{op.kind} {op.new_id}: {r.status_code} {r.text[:200]}")
+            if r.status not in (200, 201):
+                self.result.errors.append(f"{op.kind} {op.new_id}: {r.status} {r.body[:200]!r}")
                 return False
             break
         took = (time.perf_counter() - started) * 1000
@@ -229,7 +233,8 @@ class _Run:
         self.acked.append(op)
         return True
 
-    async def writer(self, client: httpx.AsyncClient, name: str, tenants: list[str]) -> None:
+    async def writer(self, name: str, tenants: list[str]) -> None:
+        conn = Connection(self.host, self.port)
         rng = random.Random(f"{self.config.seed}-{name}")
         mine: dict[str, list[str]] = {t: [] for t in tenants}  # my active facts per tenant
         n = 0
@@ -245,8 +250,9 @@ class _Run:
                 op = Op(tenant, "belief", new_id, rng.choice(facts))
             else:
                 op = Op(tenant, "supersede", new_id, facts.pop(rng.randrange(len(facts))))
-            if await self.send(client, op) and op.kind != "belief":
+            if await self.send(conn, op) and op.kind != "belief":
                 facts.append(new_id)
+        conn.close()
 
 
 def _worker_pids(server: int) -> list[int]:
@@ -266,15 +272,52 @@ def _worker_pids(server: int) -> list[int]:
     return sorted(pids)
 
 
+def _established(port: int) -> set[str]:
+    """Socket inodes of the established TCP connections to ``port`` on this machine."""
+    found: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            cols = row.split()
+            if int(cols[1].rsplit(":", 1)[1], 16) == port and cols[3] == "01":
+                found.add(cols[9])
+    return found
+
+
+def _connections_of(pid: int, inodes: set[str]) -> int:
+    """How many of those connections the process holds open."""
+    count = 0
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return 0
+    for fd in fds:
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:[") and target[8:-1] in inodes:
+            count += 1
+    return count
+
+
 async def _killer(run: _Run, server: int, at: float) -> None:
+    """Kill -9 the worker holding the most client connections (the kernel may hand most
+    connections to one worker: killing an idle one would test nothing)."""
     await asyncio.sleep(at)
     before = _worker_pids(server)
     if not before:
         run.result.errors.append("no worker process found to kill")
         return
-    victim = before[len(before) // 2]
+    inodes = _established(run.port)
+    held = {pid: _connections_of(pid, inodes) for pid in before}
+    victim = max(before, key=lambda pid: held[pid])
     os.kill(victim, signal.SIGKILL)
     run.result.killed.append(victim)
+    run.result.killed_connections = held[victim]
     for _ in range(400):
         await asyncio.sleep(0.05)
         now = _worker_pids(server)
@@ -286,22 +329,27 @@ async def _killer(run: _Run, server: int, at: float) -> None:
 async def _drive(run: _Run, server: int) -> None:
     c = run.config
     tenants = [f"t{i:03d}" for i in range(c.tenants)]
-    limits = httpx.Limits(max_connections=c.writers + c.hot_writers + 4)
-    async with httpx.AsyncClient(base_url=run.url, timeout=60, limits=limits) as client:
-        # every tenant's store is created first (a one-time cost, not a revision's), then timed
-        warm = [Op(t, "fact", "warm-up") for t in [*tenants, "hot"]]
-        await asyncio.gather(*(run.send(client, op) for op in warm))
-        run.result.latencies_ms.clear()
-        run.result.hot_latencies_ms.clear()
-        run.deadline = time.monotonic() + c.seconds
-        started = time.perf_counter()
-        tasks = [run.writer(client, f"x{i}", tenants) for i in range(c.writers)]
-        tasks += [run.writer(client, f"h{i}", ["hot"]) for i in range(c.hot_writers)]
-        if c.kill_after is not None:
-            tasks.append(_killer(run, server, c.seconds * c.kill_after))
-        await asyncio.gather(*tasks)
-        run.result.duration = time.perf_counter() - started
-        run.result.warm_up = len(warm)
+    # every tenant's store is created first (a one-time cost, not a revision's), then timed
+    warm = [Op(t, "fact", "warm-up") for t in [*tenants, "hot"]]
+
+    async def lane(ops: list[Op]) -> None:  # a connection carries one request at a time
+        conn = Connection(run.host, run.port)
+        for op in ops:
+            await run.send(conn, op)
+        conn.close()
+
+    await asyncio.gather(*(lane(warm[i::8]) for i in range(8)))
+    run.result.latencies_ms.clear()
+    run.result.hot_latencies_ms.clear()
+    run.result.warm_up = len(warm)
+    run.deadline = time.monotonic() + c.seconds
+    started = time.perf_counter()
+    tasks = [run.writer(f"x{i}", tenants) for i in range(c.writers)]
+    tasks += [run.writer(f"h{i}", ["hot"]) for i in range(c.hot_writers)]
+    if c.kill_after is not None:
+        tasks.append(_killer(run, server, c.seconds * c.kill_after))
+    await asyncio.gather(*tasks)
+    run.result.duration = time.perf_counter() - started
 
 
 def _expected(acked: list[Op]) -> tuple[dict[str, bool], dict[str, Truth]]:
@@ -396,7 +444,7 @@ def run(config: LoadConfig, folder: Path | None = None) -> LoadResult:
             start_new_session=True,
         )
         url = f"http://127.0.0.1:{port}"
-        run_ = _Run(url, tokens, config, result)
+        run_ = _Run(port, tokens, config, result)
         try:
             _wait_ready(url, config.workers, server.pid)
             client_before = resource.getrusage(resource.RUSAGE_SELF)
@@ -479,7 +527,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{summary['hot_tenant_p99_ms']} ms; CPU seconds: {summary['cpu_seconds']}"
         )
         print(
-            f"killed workers: {summary['killed_workers']} (restarted: "
+            f"killed workers: {summary['killed_workers']}, holding "
+            f"{summary['killed_worker_connections']} connections (restarted: "
             f"{summary['worker_restarted']}); log entries checked: {summary['log_entries']}"
         )
         print("anomalies: " + ", ".join(f"{k} {v}" for k, v in a.items()))
