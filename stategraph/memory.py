@@ -37,6 +37,7 @@ from stategraph.model import (
     State,
     Supersession,
     Truth,
+    normalise_id,
 )
 from stategraph.policy import Policy
 from stategraph.prepare import Preparer
@@ -61,6 +62,19 @@ def _validated(model: type[M], value: Any, what: str) -> M:
     except ValidationError as exc:
         errors = [(".".join(str(p) for p in e["loc"]), e["msg"]) for e in exc.errors()]
         raise InvalidInputError(what, errors) from None
+
+
+def _id(state_id: str) -> str:
+    """An id a caller asks about, spelt as the store keeps ids (NFC, no surrounding spaces),
+    so that a query finds the state whichever way its name was typed.
+
+    Raises:
+        InvalidInputError: for an id no state can have (a control character, empty).
+    """
+    try:
+        return normalise_id(state_id)
+    except ValueError as exc:
+        raise InvalidInputError("id", [("id", str(exc))]) from None
 
 
 _DEFAULT_PROPOSER = CandidateProposer()
@@ -408,7 +422,7 @@ class Memory:
         st = _validated(State, state, "state")
         context = list(context)
         if context and self.policy.is_exogenous(st):
-            meta = {**st.metadata, "context": sorted(set(context))}
+            meta = {**st.metadata, "context": sorted({_id(c) for c in context})}
             st, context = st.model_copy(update={"metadata": meta}), []
         justs = justifications_for(st.id, because, unless, context)
         return self.revise(Change(assert_=(st,), add_justifications=tuple(justs)))
@@ -490,14 +504,13 @@ class Memory:
 
     def retract(self, *ids: str) -> Report:
         """Retract states (they stay in the history, and never hold again)."""
-        return self.revise(Change(retract=ids))
+        return self.revise(_validated(Change, {"retract": ids}, "change"))
 
     def supersede(self, old: str, new: State | Mapping[str, Any]) -> Report:
         """Replace ``old`` by ``new`` (a fact unless ``new`` says otherwise)."""
         st = _validated(State, new, "state")
-        return self.revise(
-            Change(supersede=(Supersession.model_validate({"id": old, "with": st}),))
-        )
+        replace = _validated(Supersession, {"id": old, "with": st}, "supersede")
+        return self.revise(Change(supersede=(replace,)))
 
     def confirm(
         self, state_id: str, *, by: str, note: str = "", at: datetime | str | None = None
@@ -528,6 +541,7 @@ class Memory:
         return pending_review(self.store, self.policy)
 
     def _row(self, state_id: str) -> tuple[State, bool, Truth]:
+        state_id = _id(state_id)
         found = self.store.state(state_id)
         if found is None:
             raise UnknownStateError(state_id)
@@ -560,15 +574,17 @@ class Memory:
     def justifications(self, head: str | None = None) -> list[Justification]:
         """Every justification (or those of one head), sorted."""
         if head is not None:
-            self._row(head)
+            head = self._row(head)[0].id
         return self.store.justifications(head)
 
     def why(self, state_id: str) -> Proof:
         """A minimal-height, non-circular proof of a holding state."""
+        state_id = _id(state_id)
         return why(self.store.ancestors(state_id), self.policy, state_id)
 
     def why_not(self, state_id: str) -> WhyNot:
         """For each justification, the first premise that fails or the ``unless`` that blocks."""
+        state_id = _id(state_id)
         return why_not(self.store.subgraph([state_id]), self.policy, state_id)
 
     def history(self, limit: int | None = None, since: Since = None) -> list[LogEntry]:

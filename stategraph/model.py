@@ -8,10 +8,13 @@ two equal inputs serialise to identical bytes whatever order the caller wrote th
 from __future__ import annotations
 
 import enum
+import re
+import unicodedata
 from datetime import datetime
 from typing import Annotated, Any, TypeVar
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -45,12 +48,51 @@ __all__ = [
     "Supersession",
     "Truth",
     "Verdict",
+    "normalise_id",
 ]
 
 M = TypeVar("M", bound=BaseModel)
 
-StateId = Annotated[str, StringConstraints(min_length=1, max_length=512, strip_whitespace=True)]
-"""A state's identifier: any non-empty string (it reaches clingo only as a string symbol)."""
+_NOT_IN_IDS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+"""C0 and C1 control characters, the line and paragraph separators, and the bidi overrides
+and isolates: in an id they would let it forge or reorder a line wherever it is printed, or
+make two ids that look the same differ."""
+
+_MAX_ID = 512
+
+
+def normalise_id(value: str) -> str:
+    """A state id as stategraph keeps it: without surrounding spaces, in Unicode NFC.
+
+    NFC because the same name typed on two keyboards (``café`` as one code point or as ``e``
+    and a combining accent) must be one id, not two that print alike. Called for every id a
+    model reads (states, justifications, changes), and by :class:`~stategraph.memory.Memory`
+    for the ids it is asked about.
+
+    Raises:
+        ValueError: for a control, line-separator or bidi character anywhere in the id
+            (checked before the spaces are stripped: a tab or newline is refused, not
+            dropped), or an id that is empty or longer than 512 characters once normalised.
+    """
+    bad = _NOT_IN_IDS.search(value)
+    if bad is not None:
+        raise ValueError(
+            f"id {value!r} contains the control character U+{ord(bad.group()):04X}: ids may not "
+            "contain control, line-separator or bidi characters; remove it"
+        )
+    value = value.strip()
+    if not value.isascii():
+        value = unicodedata.normalize("NFC", value)
+    if not 0 < len(value) <= _MAX_ID:
+        raise ValueError(f"an id has 1 to {_MAX_ID} characters besides surrounding spaces")
+    return value
+
+
+StateId = Annotated[
+    str, StringConstraints(min_length=1, max_length=_MAX_ID), AfterValidator(normalise_id)
+]
+"""A state's identifier: a non-empty string without control characters, kept in NFC (see
+:func:`normalise_id`; it reaches clingo only as a string symbol)."""
 
 
 class Source(enum.StrEnum):
@@ -137,10 +179,11 @@ class Consequence(enum.StrEnum):
 
 
 def _sorted_ids(value: Any) -> Any:
+    # normalised before deduplicating and sorting: NFC and NFD spellings are one id
     if isinstance(value, str):
-        return (value,)
+        return (normalise_id(value),)
     if isinstance(value, (list, tuple, set, frozenset)):
-        return tuple(sorted({str(v).strip() for v in value}))
+        return tuple(sorted({normalise_id(str(v)) for v in value}))
     return value
 
 
@@ -187,14 +230,14 @@ class Justification(BaseModel):
     premises: tuple[StateId, ...] = ()
     unless: tuple[StateId, ...] = ()
     origin: Origin = Origin.declared
-    checked: dict[str, EdgeCheck] = Field(default_factory=dict)
+    checked: dict[StateId, EdgeCheck] = Field(default_factory=dict)
     """For ``recovered`` justifications: premises already checked (others are candidates)."""
     notes: dict[str, str] = Field(default_factory=dict)
     """Why each checked premise was classified as it was; for a ``review`` justification,
     who confirmed the state (``by``), why (``note``) and, if the caller said, when (``at``)."""
     rules: tuple[str, ...] = ()
     """For ``rule`` justifications: the rule-pack rules (``pack:line``) that linked it."""
-    proposed: dict[str, str] = Field(default_factory=dict)
+    proposed: dict[StateId, str] = Field(default_factory=dict)
     """For ``recovered`` justifications: how each candidate premise was found (``context``,
     ``rule``, ``entity``, ``lexical``; see :mod:`stategraph.candidates`)."""
 
