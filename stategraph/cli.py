@@ -71,7 +71,8 @@ exit codes:
   {EXIT_STORE}    the store cannot be used: missing (show, why, why-not and history never create
        one), a folder, not a stategraph store, another schema version, damaged
   {EXIT_INTEGRITY}    the revision log does not verify, or the store refuses writes since a
-       verification failed: the store was altered
+       verification failed: the store was altered (restore it, or accept writes again with
+       history --acknowledge-tamper)
   {EXIT_BUSY}    the store is busy: another process held its write lock past the busy timeout;
        nothing was written, retry later
   {EXIT_INTERRUPTED}  interrupted (Ctrl-C): a revision under way was rolled back
@@ -339,8 +340,29 @@ def _head(text: str) -> tuple[int, str]:
     return int(seq), digest
 
 
+def _acknowledge(mem: Memory, as_json: bool) -> int:
+    """Let a store that refuses writes since a failed verification accept them again, and
+    say which breaks were acknowledged: they stay in the log as the evidence."""
+    breaks = mem.store.acknowledge_tamper()
+    if as_json:
+        print(json.dumps({"acknowledged": [{"seq": s, "reason": r} for s, r in breaks]}))
+        return 0
+    if not breaks:
+        print("nothing to acknowledge: the store does not refuse writes")
+        return 0
+    found = "; ".join(f"entry {seq} {reason}" for seq, reason in breaks).translate(_ESCAPE)
+    print(
+        f"acknowledged {len(breaks)} break{'s' if len(breaks) > 1 else ''} of the revision log "
+        f"({found}): writes are accepted again; the log still does not verify, and a break "
+        "found later refuses writes again"
+    )
+    return 0
+
+
 def _cmd_history(args: argparse.Namespace) -> int:
     with _open(args) as mem:
+        if args.acknowledge_tamper:
+            return _acknowledge(mem, args.json)
         if args.verify:
             expect = _head(args.expect_head) if args.expect_head else None
             count = mem.store.verify(expect)
@@ -493,8 +515,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_show)
 
     p = store_cmd("history", "the revision log")
-    p.add_argument(
+    check = p.add_mutually_exclusive_group()
+    check.add_argument(
         "--verify", action="store_true", help="check the log's hash chain and print its head"
+    )
+    check.add_argument(
+        "--acknowledge-tamper",
+        action="store_true",
+        help="after a failed --verify the store refuses writes (exit "
+        f"{EXIT_INTEGRITY}): having looked at the damage, accept writes again; the breaks stay "
+        "in the log and --verify still reports them",
     )
     p.add_argument(
         "--expect-head",

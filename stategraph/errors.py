@@ -261,7 +261,8 @@ class TamperedStoreError(LogIntegrityError):
 
     The store refuses every write from the failed verification on, in every process, until
     someone who has looked at the damage says to carry on
-    (:meth:`stategraph.store.SQLiteStore.acknowledge_tamper`).
+    (:meth:`stategraph.store.SQLiteStore.acknowledge_tamper`, or ``stategraph history STORE
+    --acknowledge-tamper``).
     """
 
     def __init__(self, path: str, breaks: Sequence[tuple[int, str]]) -> None:
@@ -272,7 +273,8 @@ class TamperedStoreError(LogIntegrityError):
             reason,
             breaks,
             advice="the store refuses writes since a verification found this; restore it from a "
-            "backup, or inspect it and call SQLiteStore.acknowledge_tamper() to write again",
+            "backup, or inspect it and acknowledge the breaks to write again ('stategraph history "
+            "STORE --acknowledge-tamper', or SQLiteStore.acknowledge_tamper())",
         )
 
 

@@ -96,3 +96,28 @@ def test_history_reads_a_slice(capsys: pytest.CaptureFixture[str], tmp_path: Pat
     assert [line.split()[0] for line in out.splitlines()] == ["#4", "#5"]
     code, out, _ = run(capsys, "history", str(store), "--since", "1", "--limit", "1", "--json")
     assert [e["seq"] for e in json.loads(out)] == [5]
+
+
+def test_acknowledging_a_tamper_from_the_command_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    store = store_with(tmp_path / "m.db", 3)
+    code, out, _ = run(capsys, "history", str(store), "--acknowledge-tamper")
+    assert code == 0 and out == "nothing to acknowledge: the store does not refuse writes\n"
+    conn = sqlite3.connect(store)
+    conn.execute("UPDATE revisions SET config = '{}' WHERE seq = 2")
+    conn.commit()
+    conn.close()
+    assert run(capsys, "history", str(store), "--verify")[0] == EXIT_INTEGRITY
+    code, _, err = run(capsys, "add", str(store), "--id", "late")
+    assert code == EXIT_INTEGRITY and "history STORE --acknowledge-tamper" in err
+    code, out, _ = run(capsys, "history", str(store), "--acknowledge-tamper")
+    assert code == 0 and out.startswith("acknowledged 1 break of the revision log (entry 2 ")
+    assert "writes are accepted again" in out
+    assert run(capsys, "add", str(store), "--id", "late")[0] == 0
+    assert run(capsys, "history", str(store), "--verify")[0] == EXIT_INTEGRITY  # still evidence
+    code, out, _ = run(capsys, "history", str(store), "--acknowledge-tamper", "--json")
+    assert code == 0 and json.loads(out) == {"acknowledged": []}  # the same break: no refusal
+    with pytest.raises(SystemExit):
+        main(["history", str(store), "--verify", "--acknowledge-tamper"])
+    assert "not allowed with argument" in capsys.readouterr().err
