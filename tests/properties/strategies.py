@@ -13,7 +13,15 @@ What the generated graphs contain, and why:
 - changes of 1-3 operations each: retract, assert a fact, supersede, add or remove a
   justification (sometimes every justification of a head, leaving it bare; sometimes a new
   justification citing a state the same change retracts); every generated change is valid
-  for the memory it applies to.
+  for the memory it applies to;
+- two shapes random draws seldom make, each hung off an *anchor* (a fact ``t<n>``, whose id
+  sorts after every ``s<n>``, so that the justification through it is never the first of
+  equally low ones), and retracted or superseded first when a change picks a target: a
+  positive ring whose members each rest on the anchor (the smallest justification of each
+  is then the ring edge, which must never carry the ring once the anchor goes), and two
+  states that block each other, one of them also resting on the anchor (the blocking
+  justification is as low and sorts first: no support may rest on it, since the other
+  state's falsity hinges on the state it would support).
 
 Choices are drawn so that Hypothesis shrinks towards the plain case (no ``unless``, no extra
 edges, facts and retractions), which keeps counterexamples short.
@@ -26,6 +34,8 @@ from hypothesis import strategies as st
 from .graphs import DERIVED_KINDS, FACT, ChangeSpec, Just, Mirror, Node, Scenario
 
 GHOSTS = ("g0", "g1", "g2", "g3")
+ANCHOR = "t"
+"""Prefix of the anchors' ids (see the module docstring)."""
 """Ids that ``unless`` may name before any state has them (defaults awaiting a blocker)."""
 
 OPERATIONS = ("retract", "assert", "supersede", "add", "remove")
@@ -111,7 +121,8 @@ def change(draw: st.DrawFn, mirror: Mirror, counter: list[int], negation: bool) 
         op = draw(st.sampled_from(OPERATIONS))
         free = sorted(mirror.active - busy())
         if op in ("retract", "supersede") and free:
-            target = draw(st.sampled_from(free))
+            anchors = [s for s in free if s.startswith(ANCHOR)]
+            target = draw(st.sampled_from(anchors if anchors and _chance(draw, 50) else free))
             if op == "retract":
                 retract.append(target)
             else:
@@ -191,14 +202,55 @@ def _negative_ring(
     return ring
 
 
+def _gadgets(
+    draw: st.DrawFn, nodes: list[tuple[Node, tuple[Just, ...]]], mirror: Mirror, negation: bool
+) -> list[Just]:
+    """The anchored ring and the anchored blocking pair (module docstring), each now and
+    then; new states are appended to ``nodes`` (and ``mirror``), the ring's edges returned
+    (they cite states written later, so they go in with the scenario's extra edges)."""
+    extra: list[Just] = []
+    derived = [n.id for n, _ in nodes if n.kind != FACT]
+    anchors = 0
+
+    def anchor() -> str:
+        nonlocal anchors
+        n = Node(f"{ANCHOR}{anchors}")
+        anchors += 1
+        nodes.append((n, ()))
+        mirror.add(n)
+        return n.id
+
+    if len(derived) >= 2 and _chance(draw, 25):
+        t = anchor()
+        size = draw(st.integers(2, min(3, len(derived))))
+        ring = draw(st.lists(st.sampled_from(derived), min_size=2, max_size=size, unique=True))
+        for i, head in enumerate(ring):
+            extra += [Just.of(head, [ring[(i + 1) % len(ring)]]), Just.of(head, [t])]
+    if negation and nodes and _chance(draw, 25):
+        first = nodes[0][0].id
+        t = anchor()
+        x, y = f"s{len(nodes)}", f"s{len(nodes) + 1}"
+        for sid, other, more in ((x, y, [Just.of(x, [t])]), (y, x, [])):
+            pair = (Just.of(sid, [first], [other]), *more)
+            nodes.append((Node(sid, "belief"), pair))
+            mirror.add(nodes[-1][0], pair)
+    return extra
+
+
 @st.composite
 def scenarios(
-    draw: st.DrawFn, *, max_nodes: int = 10, max_changes: int = 3, negation: bool = True
+    draw: st.DrawFn,
+    *,
+    max_nodes: int = 10,
+    max_changes: int = 3,
+    negation: bool = True,
+    gadgets: bool = True,
 ) -> Scenario:
     """A memory of up to ``max_nodes`` states, extra edges, then 1..``max_changes`` changes.
 
     ``negation=False`` gives positive programs only (no ``unless``, no ghosts), for the
-    pyDatalog second opinion.
+    pyDatalog second opinion. ``gadgets=False`` leaves out the anchored shapes (module
+    docstring), for tests about generic graphs.
     """
     mirror = Mirror()
     nodes: list[tuple[Node, tuple[Just, ...]]] = []
@@ -214,9 +266,10 @@ def scenarios(
         for n, justs in batch:
             nodes.append((n, justs))
             mirror.add(n, justs)
+    extra_first = _gadgets(draw, nodes, mirror, negation) if gadgets else []
     ids = [n.id for n, _ in nodes]
     derived = [n.id for n, _ in nodes if n.kind != FACT]
-    extra = tuple(dict.fromkeys(_cycles(draw, derived, ids, negation)))
+    extra = tuple(dict.fromkeys(extra_first + _cycles(draw, derived, ids, negation)))
     if extra:
         mirror.apply(ChangeSpec(add=extra))
     counter = [0]
