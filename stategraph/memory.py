@@ -43,7 +43,8 @@ from stategraph.policy import Policy
 from stategraph.prepare import Preparer
 from stategraph.review import PendingReview, pending_review, review_change
 from stategraph.revise import Revision, revise, seeds
-from stategraph.store import LogEntry, Since, SQLiteStore, Store
+from stategraph.store import LogEntry, Since, Store
+from stategraph.stores import open_store
 
 __all__ = ["Alternative", "Memory", "justifications_for"]
 
@@ -199,7 +200,9 @@ class Memory:
     others through ``unless``).
 
     Args:
-        path: a SQLite file to open or create; None keeps the store in memory.
+        path: a SQLite file to open or create, or a store URL (``sqlite:///PATH``, or
+            ``postgresql://...?tenant=NAME``: :mod:`stategraph.stores`); None keeps the store
+            in memory.
         policy: the kinds this memory accepts and how they are graded.
         max_depth: how many hops one revision may cascade: it walks and solves no further,
             and the states one hop past it whose value it may change are marked
@@ -252,7 +255,7 @@ class Memory:
         self.max_cone = max_cone
         self.policy = policy or Policy()
         self.max_depth = max_depth
-        self.store: Store = store or SQLiteStore(
+        self.store: Store = store or open_store(
             path if path is not None else ":memory:", busy_timeout=busy_timeout, create=create
         )
         self.rules, self.grounder = self._settings(rules, grounder)

@@ -1,0 +1,211 @@
+"""The PostgreSQL schema of the store, and its versioned migrations.
+
+The tables are the SQLite store's (:mod:`stategraph.store`, :mod:`stategraph.atom_index`,
+:mod:`stategraph.review_queue`), shared by every tenant, with the tenant id leading every primary
+key and every index. That is what a distributed PostgreSQL (Citus) needs to shard the schema by
+tenant unchanged: distribute every table on ``tenant``, and each statement, which always names
+one tenant (:mod:`stategraph.pgdialect`), runs on the one node that holds it; joins are on
+keys that include the tenant, so they stay on that node too. ``stategraph_schema`` alone has no
+tenant: one row per database, the schema's version (a Citus reference table).
+
+Every key column is ``COLLATE "C"``: rows come back in code point order, as Python sorts and
+SQLite's BINARY collation compares, whatever the database's locale (ids are sorted for
+determinism, and ``link_watches`` is read by key range).
+
+A migration is a list of statements applied in one transaction under an advisory lock, so
+that servers starting together migrate once; the version is recorded in the same
+transaction. A database of a newer version is refused, never misread.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+
+from stategraph.errors import StoreError
+
+__all__ = [
+    "MIGRATIONS",
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "TENANT_TABLES",
+    "ensure_schema",
+    "schema_version",
+]
+
+SCHEMA = "stategraph"
+"""The PostgreSQL schema (namespace) the tables live in; the connection's ``search_path``."""
+
+_T = 'tenant text COLLATE "C" NOT NULL'
+_ID = 'text COLLATE "C" NOT NULL'
+
+_V1 = [
+    f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}",
+    f"""CREATE TABLE {SCHEMA}.stategraph_schema (
+        one boolean PRIMARY KEY DEFAULT TRUE CHECK (one),
+        version integer NOT NULL
+    )""",
+    f"""CREATE TABLE {SCHEMA}.tenants (
+        {_T},
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (tenant)
+    )""",
+    f"CREATE TABLE {SCHEMA}.meta ({_T}, key {_ID}, value text NOT NULL, PRIMARY KEY (tenant, key))",
+    f"""CREATE TABLE {SCHEMA}.states (
+        {_T},
+        id {_ID},
+        kind text NOT NULL,
+        status text,
+        active integer NOT NULL,
+        superseded_by text,
+        truth text NOT NULL,
+        has_atoms integer NOT NULL,
+        body text NOT NULL,
+        PRIMARY KEY (tenant, id)
+    )""",
+    f"CREATE INDEX states_with_atoms ON {SCHEMA}.states (tenant, id) WHERE has_atoms = 1",
+    f"CREATE INDEX states_undefined ON {SCHEMA}.states (tenant, id) WHERE truth = 'undefined'",
+    # The identity of a justification is (head, premises, unless); premises and unless are
+    # JSON arrays that may be longer than a B-tree entry allows, so the key holds their digest.
+    f"""CREATE TABLE {SCHEMA}.justifications (
+        {_T},
+        head {_ID},
+        premises text NOT NULL,
+        unless text NOT NULL,
+        origin text NOT NULL,
+        extra text NOT NULL,
+        ident text COLLATE "C" GENERATED ALWAYS AS (md5(premises) || md5(unless)) STORED,
+        PRIMARY KEY (tenant, head, ident)
+    )""",
+    f"""CREATE TABLE {SCHEMA}.edges (
+        {_T}, src {_ID}, head {_ID}, follow integer NOT NULL,
+        PRIMARY KEY (tenant, src, head)
+    )""",
+    f"""CREATE TABLE {SCHEMA}.docs (
+        {_T}, seq bigint NOT NULL, state_id {_ID}, size integer NOT NULL,
+        kind text COLLATE "C" NOT NULL DEFAULT '',
+        PRIMARY KEY (tenant, seq)
+    )""",
+    f"CREATE INDEX docs_by_kind ON {SCHEMA}.docs (tenant, kind, seq)",
+    f"""CREATE TABLE {SCHEMA}.terms (
+        {_T}, term {_ID}, doc bigint NOT NULL, PRIMARY KEY (tenant, term, doc)
+    )""",
+    f"""CREATE TABLE {SCHEMA}.term_df (
+        {_T}, term {_ID}, df integer NOT NULL, PRIMARY KEY (tenant, term)
+    )""",
+    f"""CREATE TABLE {SCHEMA}.revisions (
+        {_T},
+        seq bigint NOT NULL,
+        at text NOT NULL,
+        change bytea NOT NULL,
+        report bytea NOT NULL,
+        config text NOT NULL,
+        prev_hash text NOT NULL,
+        hash text NOT NULL,
+        calls bytea NOT NULL,
+        PRIMARY KEY (tenant, seq)
+    )""",
+    f"""CREATE TABLE {SCHEMA}.judge_cache (
+        {_T}, key {_ID}, call text NOT NULL, PRIMARY KEY (tenant, key)
+    )""",
+    f"""CREATE TABLE {SCHEMA}.atoms (
+        {_T}, atom {_ID}, state_id {_ID}, PRIMARY KEY (tenant, atom, state_id)
+    )""",
+    f"CREATE INDEX atoms_by_state ON {SCHEMA}.atoms (tenant, state_id)",
+    f"""CREATE TABLE {SCHEMA}.atom_keys (
+        {_T}, key {_ID}, atom {_ID}, PRIMARY KEY (tenant, key, atom)
+    )""",
+    f"""CREATE TABLE {SCHEMA}.input_dates (
+        {_T}, predicate {_ID}, date {_ID}, PRIMARY KEY (tenant, predicate, date)
+    )""",
+    f"CREATE INDEX input_dates_by_date ON {SCHEMA}.input_dates (tenant, date)",
+    f"""CREATE TABLE {SCHEMA}.link_watches (
+        {_T}, key {_ID}, head {_ID}, PRIMARY KEY (tenant, key, head)
+    )""",
+    f"CREATE INDEX link_watches_by_head ON {SCHEMA}.link_watches (tenant, head)",
+    f"""CREATE TABLE {SCHEMA}.review_queue (
+        {_T}, id {_ID}, seq bigint NOT NULL, entry text NOT NULL, PRIMARY KEY (tenant, id)
+    )""",
+]
+
+MIGRATIONS: dict[int, list[str]] = {1: _V1}
+"""The statements that bring a database from the version before to this one."""
+
+SCHEMA_VERSION = max(MIGRATIONS)
+"""The version this stategraph writes and reads."""
+
+TENANT_TABLES = (
+    "states",
+    "justifications",
+    "edges",
+    "docs",
+    "terms",
+    "term_df",
+    "revisions",
+    "judge_cache",
+    "atoms",
+    "atom_keys",
+    "input_dates",
+    "link_watches",
+    "review_queue",
+    "meta",
+    "tenants",
+)
+"""Every table that holds tenants' rows (all but ``stategraph_schema``)."""
+
+_LOCK = 0x53744772  # "StGr": the advisory lock key of migrations (one per database)
+
+
+def schema_version(conn: psycopg.Connection[Any]) -> int | None:
+    """The database's schema version, or None if stategraph has never written to it."""
+    found = conn.execute("SELECT to_regclass(%s)", (f"{SCHEMA}.stategraph_schema",)).fetchone()
+    if found is None or found[0] is None:
+        return None
+    row = conn.execute(f"SELECT version FROM {SCHEMA}.stategraph_schema").fetchone()
+    return None if row is None else int(row[0])
+
+
+def ensure_schema(conn: psycopg.Connection[Any], where: str, create: bool = True) -> int:
+    """Bring the database to :data:`SCHEMA_VERSION` (only reads when it is there already).
+
+    Args:
+        conn: a connection in autocommit mode.
+        where: how errors name the database.
+        create: create the schema in a database that has none (False: refuse).
+
+    Returns:
+        The version the database now has.
+
+    Raises:
+        StoreError: the database has a newer schema, or none and ``create`` is False.
+    """
+    version = schema_version(conn)
+    if version == SCHEMA_VERSION:
+        return version
+    _check(version, where, create)
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
+        version = schema_version(conn)  # another process may have migrated meanwhile
+        _check(version, where, create)
+        for step in range((version or 0) + 1, SCHEMA_VERSION + 1):
+            for statement in MIGRATIONS[step]:
+                conn.execute(statement)  # DDL of constants only
+        conn.execute(
+            f"INSERT INTO {SCHEMA}.stategraph_schema (one, version) VALUES (TRUE, %s) "
+            "ON CONFLICT (one) DO UPDATE SET version = excluded.version",
+            (SCHEMA_VERSION,),
+        )
+    return SCHEMA_VERSION
+
+
+def _check(version: int | None, where: str, create: bool) -> None:
+    if version is not None and version > SCHEMA_VERSION:
+        raise StoreError(
+            where,
+            f"schema version {version}, this stategraph reads version {SCHEMA_VERSION}: "
+            "upgrade stategraph",
+            version=version,
+        )
+    if version is None and not create:
+        raise StoreError(where, "holds no stategraph store (nothing was changed)")
