@@ -6,9 +6,13 @@ reason reworded, a head check dropped at the genesis, a BLOB of the wrong format
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
+
 import pytest
 
 from stategraph import Memory
+from stategraph.errors import InvalidInputError, LogIntegrityError
 from stategraph.revlog import (
     COMPACT_MIN,
     GENESIS,
@@ -159,3 +163,32 @@ def test_an_unreadable_column_says_what_it_holds(value: object, words: str) -> N
 def test_a_damaged_blob_says_it_cannot_be_decompressed() -> None:
     with pytest.raises(UnreadableColumn, match=r"^cannot be decompressed \(Error -3"):
         unpack(bytes((ZLIB,)) + b"garbage")
+
+
+def test_a_store_names_itself_and_the_entry_a_damaged_column_is_in(tmp_path: Path) -> None:
+    """history() over a column it cannot read, and verify() over a broken chain, raise a
+    LogIntegrityError carrying the store's path, the entry and the reason."""
+    path = str(tmp_path / "memory.db")
+    with Memory(path) as mem:
+        mem.fact("f")
+        mem.fact("g")
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE revisions SET report = ? WHERE seq = 2", (b"\x02x",))
+    with Memory(path) as mem:
+        with pytest.raises(LogIntegrityError) as read:
+            mem.history()
+        words = "has a column that uses storage format 0x02, which this stategraph does not read"
+        assert (read.value.path, read.value.seq) == (path, 2)
+        assert read.value.reason == words + ": upgrade it"
+        with pytest.raises(LogIntegrityError) as verified:
+            mem.verify_log()
+        assert (verified.value.path, verified.value.breaks) == (path, [(2, words + ": upgrade it")])
+
+
+def test_a_history_from_a_time_that_is_not_one_says_so() -> None:
+    with pytest.raises(InvalidInputError) as caught:
+        Memory().history(since="yesterday")
+    assert caught.value.what == "history"
+    assert caught.value.errors == [
+        ("since", "not a sequence number or an ISO 8601 time: 'yesterday'")
+    ]
