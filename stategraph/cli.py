@@ -405,8 +405,15 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser, with every registered command."""
+def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser, with every registered command.
+
+    Args:
+        for_command: the command about to run, if known. When it is one of this module's
+            own, the feature packages' commands (:data:`_PLUGINS`) are left out: parsing one
+            command needs only its parser, and theirs import the benchmark, the service and
+            the review tools (about a tenth of the start-up of ``show`` and ``why``).
+    """
     parser = argparse.ArgumentParser(
         prog="stategraph",
         description="Dependency-aware state revision for agent memory.",
@@ -571,7 +578,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_graph)
 
-    for name in _PLUGINS:
+    for name in _PLUGINS if for_command is None or for_command not in sub.choices else ():
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
@@ -654,7 +661,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = False
     with _Interrupts() as interrupts:
         try:
-            args = build_parser().parse_args(argv)
+            argv = sys.argv[1:] if argv is None else list(argv)
+            command = next((a for a in argv if not a.startswith("-")), None)
+            args = build_parser(command).parse_args(argv)
             debug = bool(args.debug)
             code = int(args.func(args))
             sys.stdout.flush()  # a closed pipe shows here, not at exit, where it cannot be caught

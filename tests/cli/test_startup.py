@@ -47,3 +47,27 @@ def test_commands_that_need_no_grounding_import_no_spacy_jieba_or_openai(
     result = json.loads(done.stdout)
     assert result["codes"] == [0, 0]
     assert result["heavy"] == []
+
+
+_CORE_COMMAND = """
+import contextlib, io, json, sys
+from stategraph.cli import main
+
+with contextlib.redirect_stdout(io.StringIO()):
+    codes = [main(["add", sys.argv[1], "--id", "m1"]), main(["why", sys.argv[1], "m1"])]
+plugins = sorted(m for m in sys.modules if m.split(".")[1:2] in (["bench"], ["service"]))
+print(json.dumps({"codes": codes, "plugins": plugins}))
+"""
+
+
+def test_a_core_command_leaves_the_feature_packages_commands_unloaded(tmp_path: Path) -> None:
+    """``why`` needs only its own parser: the benchmark's and the service's commands (and all
+    they import) are loaded for ``--help`` or for one of their commands, not for it."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CORE_COMMAND, str(tmp_path / "m.db")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result = json.loads(done.stdout)
+    assert result == {"codes": [0, 0], "plugins": []}
