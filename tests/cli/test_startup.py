@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 HEAVY = ("spacy", "jieba", "openai", "fastapi", "starlette", "uvicorn", "mcp")
 """Also the service's frameworks: only ``serve`` and ``mcp`` import them."""
@@ -34,17 +35,19 @@ print(json.dumps({{"codes": codes, "heavy": sorted(set(heavy))}}))
 """
 
 
+def run_fresh(program: str, store: Path) -> Any:
+    """Run ``program`` in a new interpreter (nothing imported yet) with ``store`` as its
+    argument; returns the JSON it prints."""
+    done = subprocess.run(
+        [sys.executable, "-c", program, str(store)], capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout)
+
+
 def test_commands_that_need_no_grounding_import_no_spacy_jieba_or_openai(
     tmp_path: Path,
 ) -> None:
-    program = _PROGRAM.format(heavy=set(HEAVY))
-    done = subprocess.run(
-        [sys.executable, "-c", program, str(tmp_path / "m.db")],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    result = json.loads(done.stdout)
+    result = run_fresh(_PROGRAM.format(heavy=set(HEAVY)), tmp_path / "m.db")
     assert result["codes"] == [0, 0]
     assert result["heavy"] == []
 
@@ -63,11 +66,5 @@ print(json.dumps({"codes": codes, "plugins": plugins}))
 def test_a_core_command_leaves_the_feature_packages_commands_unloaded(tmp_path: Path) -> None:
     """``why`` needs only its own parser: the benchmark's and the service's commands (and all
     they import) are loaded for ``--help`` or for one of their commands, not for it."""
-    done = subprocess.run(
-        [sys.executable, "-c", _CORE_COMMAND, str(tmp_path / "m.db")],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    result = json.loads(done.stdout)
+    result = run_fresh(_CORE_COMMAND, tmp_path / "m.db")
     assert result == {"codes": [0, 0], "plugins": []}
