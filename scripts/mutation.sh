@@ -38,6 +38,7 @@ pytest_add_cli_args_test_selection =
     tests/core/test_revision.py
     tests/core/test_bounded.py
     tests/core/test_logic.py
+    tests/core/test_bulk.py
     tests/core/test_explain.py
     tests/core/test_explain_fields.py
     tests/cli/test_render.py
