@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from backends import backend, place  # noqa: F401  (fixtures: each store backend in turn)
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(

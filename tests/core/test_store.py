@@ -1,4 +1,5 @@
-"""The SQLite store: atomic revisions, round trips, the hash-chained log."""
+"""The store: atomic revisions, round trips, the hash-chained log (the tests that take
+``place`` run on both backends, SQLite and PostgreSQL: ``tests/backends.py``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from backends import Place
 from hypothesis import given
 from hypothesis import strategies as hs
 
@@ -23,7 +25,7 @@ def dump(path: Path) -> list[str]:
         conn.close()
 
 
-def seed(path: Path) -> Memory:
+def seed(path: Path | str) -> Memory:
     mem = Memory.open(path)
     mem.fact("m1", "moves to Shenzhen")
     mem.belief("m2", "commute in Shenzhen", because=["m1"])
@@ -32,8 +34,8 @@ def seed(path: Path) -> Memory:
     return mem
 
 
-def test_round_trip_gives_the_same_revision(tmp_path: Path) -> None:
-    path = tmp_path / "m.db"
+def test_round_trip_gives_the_same_revision(place: Place) -> None:
+    path = place.url
     seed(path).close()
     with Memory.open(path) as reopened:
         assert reopened.holding() == {"m1", "m2", "m3", "m4"}
@@ -51,11 +53,10 @@ def test_round_trip_gives_the_same_revision(tmp_path: Path) -> None:
 
 
 def test_fault_mid_revision_leaves_the_file_identical(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    place: Place, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / "m.db"
-    mem = seed(path)
-    before = dump(path)
+    mem = seed(place.url)
+    before = place.dump()
     holding = mem.holding()
 
     def boom(self: SQLiteStore, *args: object) -> None:
@@ -65,7 +66,7 @@ def test_fault_mid_revision_leaves_the_file_identical(
     monkeypatch.setattr(SQLiteStore, "append", boom)
     with pytest.raises(OSError, match="disk unplugged"):
         mem.supersede("m1", {"id": "m1b", "text": "stays in Shanghai"})
-    assert dump(path) == before
+    assert place.dump() == before
     assert (
         mem.holding() == holding
         and mem.is_active("m1")
@@ -77,13 +78,12 @@ def test_fault_mid_revision_leaves_the_file_identical(
 
 
 def test_fault_in_logic_leaves_memory_and_file_identical(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    place: Place, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import stategraph.revise as revise_module
 
-    path = tmp_path / "m.db"
-    mem = seed(path)
-    before = dump(path)
+    mem = seed(place.url)
+    before = place.dump()
 
     def broken(program: object) -> None:
         raise RuntimeError("solver crashed")
@@ -91,35 +91,28 @@ def test_fault_in_logic_leaves_memory_and_file_identical(
     monkeypatch.setattr(revise_module, "well_founded", broken)
     with pytest.raises(RuntimeError):
         mem.retract("m1")
-    assert dump(path) == before and mem.is_active("m1")
+    assert place.dump() == before and mem.is_active("m1")
     assert mem.holding() == {"m1", "m2", "m3", "m4"}
 
 
-def test_tampering_with_the_log_is_detected(tmp_path: Path) -> None:
-    path = tmp_path / "m.db"
-    seed(path).close()
-    conn = sqlite3.connect(path)
-    conn.execute("UPDATE revisions SET report = replace(report, 'm2', 'mX') WHERE seq = 2")
-    conn.commit()
-    conn.close()
-    with Memory.open(path) as mem, pytest.raises(LogIntegrityError) as err:
+def test_tampering_with_the_log_is_detected(place: Place) -> None:
+    seed(place.url).close()
+    report = place.log_row(2)["report"]
+    place.update_log(2, report=report.replace("m2", "mX"))
+    with Memory.open(place.url) as mem, pytest.raises(LogIntegrityError) as err:
         mem.verify_log()
     assert err.value.seq == 2
 
 
-def test_deleting_a_log_entry_is_detected(tmp_path: Path) -> None:
-    path = tmp_path / "m.db"
-    seed(path).close()
-    conn = sqlite3.connect(path)
-    conn.execute("DELETE FROM revisions WHERE seq = 2")
-    conn.commit()
-    conn.close()
-    with Memory.open(path) as mem, pytest.raises(LogIntegrityError):
+def test_deleting_a_log_entry_is_detected(place: Place) -> None:
+    seed(place.url).close()
+    place.delete_log([2])
+    with Memory.open(place.url) as mem, pytest.raises(LogIntegrityError):
         mem.verify_log()
 
 
-def test_history_lists_every_revision(tmp_path: Path) -> None:
-    mem = seed(tmp_path / "m.db")
+def test_history_lists_every_revision(place: Place) -> None:
+    mem = seed(place.url)
     mem.retract("m1")
     history = mem.history()
     assert [e.seq for e in history] == [1, 2, 3, 4, 5]
@@ -153,10 +146,10 @@ def test_a_store_of_another_schema_version_is_refused(tmp_path: Path) -> None:
         Memory.open(path)
 
 
-def test_rows_read_back_equal_validated_models(tmp_path: Path) -> None:
+def test_rows_read_back_equal_validated_models(place: Place) -> None:
     from stategraph.model import Justification
 
-    mem = Memory.open(tmp_path / "m.db")
+    mem = Memory.open(place.url)
     mem.fact("f")
     mem.action("a", "text", because=[{"all": ["f"], "unless": ["x"]}], status="executed")
     mem.plan("p", context=["f"], because=["a"])

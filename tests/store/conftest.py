@@ -2,24 +2,40 @@
 
 from __future__ import annotations
 
-import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from backends import Place, make_place
 
 from .logged import logged_store
 
 
 @pytest.fixture(scope="session")
-def logged_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("logged") / "m.db"
-    logged_store(path)
-    return path
+def logged_templates(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Path, dict[str, Place]]]:
+    """One :func:`~.logged.logged_store` per backend, made when first asked for."""
+    made: dict[str, Place] = {}
+    yield tmp_path_factory.mktemp("logged"), made
+    for p in made.values():
+        p.drop()
 
 
 @pytest.fixture
-def logged_path(logged_template: Path, tmp_path: Path) -> Path:
-    """A fresh copy of :func:`~.logged.logged_store` (closed cleanly, so the file is whole)."""
-    path = tmp_path / "m.db"
-    shutil.copy(logged_template, path)
-    return path
+def logged_path(
+    backend: str, logged_templates: tuple[Path, dict[str, Place]], tmp_path: Path
+) -> Iterator[Place]:
+    """A fresh copy of :func:`~.logged.logged_store` (closed cleanly, so the file is whole),
+    on each backend in turn."""
+    folder, made = logged_templates
+    template = made.get(backend)
+    if template is None:
+        template = made[backend] = make_place(backend, folder, "logged")
+        logged_store(template.url)
+    place = make_place(backend, tmp_path)
+    template.copy_to(place)
+    try:
+        yield place
+    finally:
+        place.drop()

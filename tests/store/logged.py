@@ -1,20 +1,19 @@
 """A store whose log holds every kind of entry, and a tamperer's view of its rows.
 
-The tamperer works on the file with plain ``sqlite3`` and ``zlib`` (not through stategraph's
-own decoding), as someone editing a store by hand would.
+The tamperer works on the file or the database with plain SQL and ``zlib`` (not through
+stategraph's own decoding), as someone editing a store by hand would (:class:`backends.Place`).
 """
 
 from __future__ import annotations
 
 import zlib
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
+
+from backends import Place
 
 from stategraph import Memory
 from stategraph.judge import JudgeAnswer, JudgeCall, Question, question_key
-
-from .helpers import execute, query
 
 COLUMNS = ("seq", "at", "change", "report", "config", "prev_hash", "hash", "calls")
 HUB_BELIEFS = 300
@@ -44,9 +43,9 @@ class Depends:
         ]
 
 
-def logged_store(path: Path) -> None:
+def logged_store(url: str) -> None:
     """Seven entries: see :data:`BULK` and the others."""
-    with Memory(path, judge=Depends()) as mem:
+    with Memory(url, judge=Depends()) as mem:
         states = [{"id": "hub", "kind": "fact", "text": "the hub"}]
         states += [{"id": f"b{i}", "kind": "belief"} for i in range(HUB_BELIEFS)]
         mem.bulk_load(states, [{"head": f"b{i}", "premises": ["hub"]} for i in range(HUB_BELIEFS)])
@@ -75,17 +74,14 @@ def encode_like(original: Any, text: str) -> Any:
     return text
 
 
-def row(path: Path, seq: int) -> dict[str, Any]:
-    (found,) = query(path, f"SELECT {', '.join(COLUMNS)} FROM revisions WHERE seq = ?", seq)
-    return dict(zip(COLUMNS, found, strict=True))
+def row(place: Place, seq: int) -> dict[str, Any]:
+    return place.log_row(seq)
 
 
-def rows(path: Path) -> list[dict[str, Any]]:
-    found = query(path, f"SELECT {', '.join(COLUMNS)} FROM revisions ORDER BY seq")
-    return [dict(zip(COLUMNS, r, strict=True)) for r in found]
+def rows(place: Place) -> list[dict[str, Any]]:
+    return place.log_rows()
 
 
-def update(path: Path, entry: int, /, **columns: Any) -> None:
-    """Set columns of one log row, with plain sqlite3."""
-    sets = ", ".join(f"{c} = ?" for c in columns)
-    execute(path, f"UPDATE revisions SET {sets} WHERE seq = ?", *columns.values(), entry)
+def update(place: Place, entry: int, /, **columns: Any) -> None:
+    """Set columns of one log row, with plain SQL."""
+    place.update_log(entry, **columns)

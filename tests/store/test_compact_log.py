@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from backends import Place
 
 from stategraph import Memory
 from stategraph.errors import StoreError
@@ -81,7 +82,7 @@ def test_a_store_written_before_reads_and_verifies_and_goes_on(tmp_path: Path) -
     are left as they are, verify, read back, and the chain goes on with compact rows."""
     path = tmp_path / "m.db"
     v3_store(path)
-    before = rows(path)
+    before = rows(Place("sqlite", str(path)))
     assert {type(r[c]) for r in before for c in ("change", "report", "calls")} == {str}
     with Memory.open(path) as mem:
         assert mem.verify_log() == LAST
@@ -97,7 +98,7 @@ def test_a_store_written_before_reads_and_verifies_and_goes_on(tmp_path: Path) -
         )
         mem.retract("hub2")
         assert mem.verify_log() == LAST + 3
-    after = rows(path)
+    after = rows(Place("sqlite", str(path)))
     assert after[:LAST] == before  # nothing rewritten
     assert isinstance(after[-1]["report"], bytes)  # the new hub report is compact
     assert decode(after[-1]["report"]) == mem_report_json(path, LAST + 3)

@@ -1,14 +1,14 @@
 """Reading the log in parts (issue 14 item 6, issue 13 item 5): ``history(limit, since)`` and
-``iter_history``, which reads and decodes one entry at a time."""
+``iter_history``, which reads and decodes one entry at a time; on both backends."""
 
 from __future__ import annotations
 
 import tracemalloc
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
+from backends import Place
 
 from stategraph import Memory
 from stategraph.errors import InvalidInputError, LogIntegrityError
@@ -18,8 +18,15 @@ from .logged import LAST, row, update
 
 
 @pytest.fixture
-def store(logged_path: Path) -> SQLiteStore:
-    return SQLiteStore(logged_path)
+def logged(logged_path: Place) -> Place:
+    return logged_path
+
+
+@pytest.fixture
+def store(logged: Place) -> Iterator[SQLiteStore]:
+    store = logged.open()
+    yield store
+    store.close()
 
 
 def seqs(entries: Iterable[LogEntry]) -> list[int]:
@@ -39,8 +46,10 @@ def test_limit_and_since_select_a_part_of_the_log_oldest_first(store: SQLiteStor
     assert store.history() == list(store.iter_history())
 
 
-def test_since_a_time_starts_at_the_first_entry_committed_then(store: SQLiteStore) -> None:
-    at = datetime.fromisoformat(row(Path(store.path), 4)["at"])
+def test_since_a_time_starts_at_the_first_entry_committed_then(
+    store: SQLiteStore, logged: Place
+) -> None:
+    at = datetime.fromisoformat(row(logged, 4)["at"])
     assert seqs(store.history(since=at)) == [4, 5, 6, 7]
     assert seqs(store.history(since=at + timedelta(microseconds=1))) == [5, 6, 7]
     naive = at.astimezone(UTC).replace(tzinfo=None)  # read as UTC
@@ -60,11 +69,10 @@ def test_a_bad_limit_or_since_is_refused_when_asked(
         store.iter_history(limit, since)  # type: ignore[arg-type]
 
 
-def test_entries_are_read_one_at_a_time(store: SQLiteStore) -> None:
+def test_entries_are_read_one_at_a_time(store: SQLiteStore, logged: Place) -> None:
     """A damaged last entry does not keep the ones before it from being read (before: the
     whole log was decoded before the first entry was returned)."""
-    path = Path(store.path)
-    update(path, LAST, report=b"\x01not zlib at all")
+    update(logged, LAST, report=b"\x01not zlib at all")
     entries = store.iter_history()
     assert seqs(next(entries) for _ in range(LAST - 1)) == list(range(1, LAST))
     with pytest.raises(LogIntegrityError) as err:
@@ -79,11 +87,10 @@ def test_writing_while_iterating_ends_at_the_head_it_started_from(store: SQLiteS
         assert store.head()[0] == 2 * LAST
 
 
-def test_iterating_holds_one_report_at_a_time(tmp_path: Path) -> None:
+def test_iterating_holds_one_report_at_a_time(place: Place) -> None:
     """Five hub revisions: walking the log with ``iter_history`` peaks at about one report,
     ``history()`` at all five."""
-    path = tmp_path / "m.db"
-    with Memory.open(path) as mem:
+    with Memory.open(place.url) as mem:
         for k in range(5):
             mem.bulk_load(
                 [{"id": f"h{k}", "kind": "fact"}]
@@ -91,7 +98,7 @@ def test_iterating_holds_one_report_at_a_time(tmp_path: Path) -> None:
                 [{"head": f"b{k}_{i}", "premises": [f"h{k}"]} for i in range(2000)],
             )
             mem.retract(f"h{k}")
-    store = SQLiteStore(path)
+    store = place.open()
 
     def peak(walk: Callable[[], object]) -> int:
         tracemalloc.start()

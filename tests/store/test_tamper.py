@@ -1,6 +1,6 @@
 """Tamper evidence (issue 14, item 5): every column of a log row is under the hash, the stored
 links are checked, a head kept elsewhere catches entries removed from the end, and a failed
-verification makes the store refuse writes until someone acknowledges it.
+verification makes the store refuse writes until someone acknowledges it. On both backends.
 """
 
 from __future__ import annotations
@@ -8,16 +8,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
+from backends import Place
 
 from stategraph import Memory
 from stategraph.errors import LogIntegrityError, TamperedStoreError
-from stategraph.store import SQLiteStore
 
-from .helpers import execute
 from .logged import (
     BIG_REPORT,
     BULK,
@@ -33,19 +31,19 @@ from .logged import (
 
 
 @pytest.fixture
-def store_path(logged_path: Path) -> Path:
+def store_path(logged_path: Place) -> Place:
     return logged_path
 
 
-def verify(path: Path, expect_head: tuple[int, str] | None = None) -> int:
-    store = SQLiteStore(path)
+def verify(path: Place, expect_head: tuple[int, str] | None = None) -> int:
+    store = path.open()
     try:
         return store.verify(expect_head) if expect_head else store.verify()
     finally:
         store.close()
 
 
-def breaks_of(path: Path, expect_head: tuple[int, str] | None = None) -> LogIntegrityError:
+def breaks_of(path: Place, expect_head: tuple[int, str] | None = None) -> LogIntegrityError:
     with pytest.raises(LogIntegrityError) as err:
         verify(path, expect_head)
     return err.value
@@ -64,7 +62,7 @@ def other_at(stored: str) -> str:
     return stored[:-7] + str((int(last) + 1) % 10) + stored[-6:]
 
 
-def tamperings(path: Path, seq: int) -> dict[str, dict[str, Any]]:
+def tamperings(path: Place, seq: int) -> dict[str, dict[str, Any]]:
     """For each column, a plausible edit of entry ``seq``: the new values of the columns."""
     r = row(path, seq)
 
@@ -106,7 +104,7 @@ CASES = [
 
 @pytest.mark.parametrize(("seq", "column"), CASES, ids=[f"{c}-of-{s}" for s, c in CASES])
 def test_an_edit_of_any_column_of_any_entry_is_named(
-    store_path: Path, seq: int, column: str
+    store_path: Place, seq: int, column: str
 ) -> None:
     assert verify(store_path) == LAST
     update(store_path, seq, **tamperings(store_path, seq)[column])
@@ -116,19 +114,19 @@ def test_an_edit_of_any_column_of_any_entry_is_named(
 
 
 @pytest.mark.parametrize("seq", [WITH_CALLS, BIG_REPORT])
-def test_a_damaged_compressed_column_is_a_break_not_a_crash(store_path: Path, seq: int) -> None:
+def test_a_damaged_compressed_column_is_a_break_not_a_crash(store_path: Place, seq: int) -> None:
     stored = row(store_path, seq)["report"]
     assert isinstance(stored, bytes)
     for damaged in (stored[:1] + bytes([stored[1] ^ 0xFF]) + stored[2:], b"\x09" + stored[1:]):
         update(store_path, seq, report=damaged)
         err = breaks_of(store_path)
         assert err.seq == seq and "column" in err.reason, err.reason
-        with Memory(store=SQLiteStore(store_path)) as mem, pytest.raises(LogIntegrityError):
+        with Memory(store=store_path.open()) as mem, pytest.raises(LogIntegrityError):
             mem.history()
-        execute(store_path, "DELETE FROM meta WHERE key LIKE 'log:%'")
+        store_path.clear_tamper_flags()
 
 
-def test_shifting_columns_through_a_unit_separator_is_caught(store_path: Path) -> None:
+def test_shifting_columns_through_a_unit_separator_is_caught(store_path: Place) -> None:
     """The hash joins the columns with 0x1f. Moving every column boundary one place (``at``
     swallowing ``change``, the optional ``calls`` left empty) hashes the same bytes: before,
     such an entry verified and then read back as nonsense."""
@@ -146,7 +144,7 @@ def test_shifting_columns_through_a_unit_separator_is_caught(store_path: Path) -
     assert err.seq == WITH_CALLS and "shifted" in err.reason
 
 
-def test_every_break_is_named_not_only_the_first(store_path: Path) -> None:
+def test_every_break_is_named_not_only_the_first(store_path: Place) -> None:
     update(store_path, TEXT_REPORT, **tamperings(store_path, TEXT_REPORT)["config"])
     update(store_path, BIG_REPORT, **tamperings(store_path, BIG_REPORT)["report"])
     err = breaks_of(store_path)
@@ -154,31 +152,33 @@ def test_every_break_is_named_not_only_the_first(store_path: Path) -> None:
     assert "1 more after it" in str(err)
 
 
-def test_entries_removed_from_the_middle_or_the_start_are_named(store_path: Path) -> None:
-    execute(store_path, "DELETE FROM revisions WHERE seq IN (3, 4)")
+def test_entries_removed_from_the_middle_or_the_start_are_named(store_path: Place) -> None:
+    store_path.delete_log([3, 4])
     err = breaks_of(store_path)
     assert err.breaks[0] == (3, "is missing (entries 3 to 4 were removed)")
-    execute(store_path, "DELETE FROM meta WHERE key LIKE 'log:%'")
-    execute(store_path, "DELETE FROM revisions WHERE seq = 1")
+    store_path.clear_tamper_flags()
+    store_path.delete_log([1])
     assert breaks_of(store_path).seq == 1
 
 
-def test_the_head_catches_entries_removed_from_the_end(store_path: Path) -> None:
+def test_the_head_catches_entries_removed_from_the_end(store_path: Place) -> None:
     """Before: deleting the last rows left a chain that verified."""
-    with Memory(store=SQLiteStore(store_path)) as mem:
+    with Memory(store=store_path.open()) as mem:
         head = mem.store.head()
     assert head == (LAST, rows(store_path)[-1]["hash"])
-    execute(store_path, "DELETE FROM revisions WHERE seq >= ?", LAST - 1)
+    store_path.delete_log([LAST - 1, LAST])
     assert verify(store_path) == LAST - 2  # the chain alone cannot see it
     err = breaks_of(store_path, expect_head=head)
     assert err.seq == LAST - 1
     assert f"the log ends at entry {LAST - 2}, but the head given is entry {LAST}" in err.reason
 
 
-def test_the_head_catches_a_rewritten_chain(store_path: Path) -> None:
+def test_the_head_catches_a_rewritten_chain(store_path: Place) -> None:
     """Someone who edits an entry and recomputes every hash after it leaves a chain that
     verifies; the head taken before no longer matches."""
-    head = SQLiteStore(store_path).head()
+    store = store_path.open()
+    head = store.head()
+    store.close()
     prev = row(store_path, TEXT_REPORT - 1)["hash"]
     for seq in range(TEXT_REPORT, LAST + 1):
         r = row(store_path, seq)
@@ -193,8 +193,8 @@ def test_the_head_catches_a_rewritten_chain(store_path: Path) -> None:
     assert err.seq == LAST and "head given" in err.reason
 
 
-def test_a_head_from_before_later_entries_still_verifies(store_path: Path) -> None:
-    store = SQLiteStore(store_path)
+def test_a_head_from_before_later_entries_still_verifies(store_path: Place) -> None:
+    store = store_path.open()
     head = store.head()
     with Memory(store=store) as mem:
         mem.fact("later")
@@ -205,14 +205,14 @@ def test_a_head_from_before_later_entries_still_verifies(store_path: Path) -> No
 
 
 def test_after_a_failed_verification_the_store_refuses_writes_until_acknowledged(
-    store_path: Path,
+    store_path: Place,
 ) -> None:
     """Before: writes went on over a log that had just failed to verify."""
     update(store_path, TEXT_REPORT, **tamperings(store_path, TEXT_REPORT)["report"])
-    with Memory.open(store_path) as mem, pytest.raises(LogIntegrityError):
+    with Memory.open(store_path.url) as mem, pytest.raises(LogIntegrityError):
         mem.verify_log()
     log_before = rows(store_path)
-    with Memory.open(store_path) as mem:  # another process, later: still refused
+    with Memory.open(store_path.url) as mem:  # another process, later: still refused
         writes: dict[str, Callable[[], object]] = {
             "add": lambda: mem.fact("x"),
             "revise": lambda: mem.retract("f2"),
@@ -228,7 +228,7 @@ def test_after_a_failed_verification_the_store_refuses_writes_until_acknowledged
         assert mem.history()[-1].seq == LAST
     assert rows(store_path) == log_before
 
-    store = SQLiteStore(store_path)
+    store = store_path.open()
     acknowledged = store.acknowledge_tamper()
     assert [seq for seq, _ in acknowledged] == [TEXT_REPORT]
     assert store.acknowledge_tamper() == []
@@ -249,7 +249,7 @@ def test_after_a_failed_verification_the_store_refuses_writes_until_acknowledged
 
 
 def test_an_entry_rewritten_with_its_own_hash_is_caught_by_the_next_link(
-    store_path: Path,
+    store_path: Place,
 ) -> None:
     """An edited entry whose own hash was recomputed verifies on its own; the entry after it
     still names the old hash as its ``prev_hash``."""
@@ -271,7 +271,7 @@ def spec_hash(*parts: object) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def test_every_stored_hash_is_the_documented_one(store_path: Path) -> None:
+def test_every_stored_hash_is_the_documented_one(store_path: Place) -> None:
     """Pins the format: stores written before and after this version verify the same way."""
     prev = "0" * 64
     for r in rows(store_path):
