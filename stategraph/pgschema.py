@@ -184,18 +184,24 @@ def ensure_schema(conn: psycopg.Connection[Any], where: str, create: bool = True
     if version == SCHEMA_VERSION:
         return version
     _check(version, where, create)
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
-        version = schema_version(conn)  # another process may have migrated meanwhile
-        _check(version, where, create)
-        for step in range((version or 0) + 1, SCHEMA_VERSION + 1):
-            for statement in MIGRATIONS[step]:
-                conn.execute(statement)  # DDL of constants only
-        conn.execute(
-            f"INSERT INTO {SCHEMA}.stategraph_schema (one, version) VALUES (TRUE, %s) "
-            "ON CONFLICT (one) DO UPDATE SET version = excluded.version",
-            (SCHEMA_VERSION,),
-        )
+    # A session lock taken before the transaction, not a transaction lock inside it: a
+    # transaction that began before another process created the tables would not see them
+    # (its catalog cache is refreshed when it begins, not after an advisory lock's wait).
+    conn.execute("SELECT pg_advisory_lock(%s)", (_LOCK,))
+    try:
+        with conn.transaction():
+            version = schema_version(conn)  # another process may have migrated meanwhile
+            _check(version, where, create)
+            for step in range((version or 0) + 1, SCHEMA_VERSION + 1):
+                for statement in MIGRATIONS[step]:
+                    conn.execute(statement)  # DDL of constants only
+            conn.execute(
+                f"INSERT INTO {SCHEMA}.stategraph_schema (one, version) VALUES (TRUE, %s) "
+                "ON CONFLICT (one) DO UPDATE SET version = excluded.version",
+                (SCHEMA_VERSION,),
+            )
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (_LOCK,))
     return SCHEMA_VERSION
 
 
