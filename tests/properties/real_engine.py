@@ -82,8 +82,9 @@ class StategraphEngine:
         self.memory.close()
 
 
-def rebuild(memory: Memory, *, bulk: bool = False) -> Memory:
-    """A fresh in-memory Memory holding ``memory``'s final contents, computed from scratch.
+def rebuild(memory: Memory, *, bulk: bool = False, path: str | None = None) -> Memory:
+    """A fresh Memory (in memory, or at ``path``) holding ``memory``'s final contents,
+    computed from scratch.
 
     Every state (active or not) and every justification go in at once, then the inactive
     states are retracted: the result must agree with the incremental history that led to
@@ -92,7 +93,7 @@ def rebuild(memory: Memory, *, bulk: bool = False) -> Memory:
     """
     states = memory.states()
     justifications = memory.justifications()
-    fresh = Memory(candidates=None, assume=False)  # the contents as they are: no stand-ins
+    fresh = Memory(path, candidates=None, assume=False)  # the contents as they are
     if bulk:
         fresh.bulk_load(states, justifications)
     else:

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from random import Random
 
+import pytest
+from backends import BACKENDS, make_place
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -91,14 +93,21 @@ def test_every_state_has_its_oracle_truth_value(scenario: Scenario) -> None:
         engine.close()
 
 
-@given(scenarios(), st.booleans())
-def test_incremental_revision_equals_full_rebuild(scenario: Scenario, bulk: bool) -> None:
+@pytest.mark.parametrize("backend_name", BACKENDS)
+@given(scenario=scenarios(), bulk=st.booleans())
+def test_incremental_revision_equals_full_rebuild(
+    backend_name: str, scenario: Scenario, bulk: bool
+) -> None:
     """The cone-local incremental history ends where a from-scratch build of the same
-    contents does (through one revise, or through bulk_load)."""
-    engine = StategraphEngine()
+    contents does (through one revise, or through bulk_load): in memory, and with both
+    histories in PostgreSQL (each example two fresh tenants)."""
+    places = []  # SQLite in memory, as ever
+    if backend_name == "postgres":
+        places = [make_place(backend_name, Path("."), label) for label in ("inc", "full")]
+    engine = StategraphEngine(places[0].url if places else None)
     try:
         mirror = replay(engine, scenario)
-        fresh = rebuild(engine.memory, bulk=bulk)
+        fresh = rebuild(engine.memory, bulk=bulk, path=places[1].url if places else None)
         try:
             assert fresh.holding() == engine.holding()
             assert fresh.undefined() == engine.undefined()
@@ -107,6 +116,8 @@ def test_incremental_revision_equals_full_rebuild(scenario: Scenario, bulk: bool
             fresh.close()
     finally:
         engine.close()
+        for p in places:
+            p.drop()
 
 
 @given(scenarios())
