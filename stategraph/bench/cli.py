@@ -51,6 +51,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="also score the development split the similarity threshold is tuned on",
     )
+    p.add_argument(
+        "--store",
+        metavar="URL",
+        help="run stategraph's systems on this store's backend, each case in a scratch store: "
+        "postgresql://... (a fresh tenant per case) or sqlite:///DIR (a file per case)",
+    )
     perf_cli.add_arguments(p)
     p.set_defaults(func=run_command)
     return p
@@ -77,7 +83,13 @@ def run_command(args: argparse.Namespace) -> int:
         print("bench: no case to run", file=sys.stderr)
         return 1
     names = args.systems or list(SYSTEM_NAMES)
-    result = run_bench(cases, names, include_dev=args.include_dev, progress=stderr_progress())
+    result = run_bench(
+        cases,
+        names,
+        include_dev=args.include_dev,
+        progress=stderr_progress(),
+        store=args.store,
+    )
     for name, why in result.skipped.items():
         print(f"bench: {name} skipped: {why}", file=sys.stderr)
     if args.plot:

@@ -168,13 +168,13 @@ class JudgeSystem(StategraphSystem):
 
     name = "stategraph+judge"
 
-    def __init__(self) -> None:
+    def __init__(self, factory: Callable[..., Memory] = Memory) -> None:
         if not judge_configured():
             raise SystemUnavailable("no judge configured (set " + ", ".join(JUDGE_ENV) + ")")
         from stategraph.judge import OpenAIJudge
 
         self._judge = OpenAIJudge.from_env()
-        super().__init__()
+        super().__init__(factory)
 
     def judge_for(self, case: Case) -> Judge | None:
         """The configured judge (the same for every case; its answers are cached per store)."""

@@ -22,6 +22,7 @@ from stategraph.bench.engine import (
 )
 from stategraph.bench.metrics import SystemScore, score
 from stategraph.bench.similarity import SimilaritySystem, is_dev
+from stategraph.bench.stores import scratch_memories
 from stategraph.bench.systems import (
     DescendantsSystem,
     DirectSystem,
@@ -30,6 +31,7 @@ from stategraph.bench.systems import (
     System,
 )
 from stategraph.errors import StategraphError
+from stategraph.memory import Memory
 
 __all__ = ["SYSTEM_NAMES", "BenchResult", "Progress", "make_system", "run_bench"]
 
@@ -49,13 +51,24 @@ Progress = Callable[[str, int, int], None]
 """Called as ``progress(system, done, total)`` after each case."""
 
 
-def make_system(name: str) -> System:
-    """Build a system by name.
+_ENGINES: dict[str, Callable[[Callable[..., Memory]], System]] = {
+    "stategraph": StategraphSystem,
+    "stategraph+judge": JudgeSystem,
+    "stategraph+oracle": OracleSystem,
+}
+"""The systems that run the engine, by name: built with the memories they run on."""
+
+
+def make_system(name: str, store: str | None = None) -> System:
+    """Build a system by name; with ``store`` (a store URL), stategraph's systems run each
+    case on a scratch store of that backend (:mod:`stategraph.bench.stores`), not in memory.
 
     Raises:
         SystemUnavailable: when the system cannot run here (e.g. no judge configured).
         KeyError: for an unknown name.
     """
+    if store is not None and name in _ENGINES:
+        return _ENGINES[name](scratch_memories(store))
     return _FACTORIES[name]()
 
 
@@ -87,6 +100,7 @@ def run_bench(
     *,
     include_dev: bool = False,
     progress: Progress | None = None,
+    store: str | None = None,
 ) -> BenchResult:
     """Run the named systems over the cases and score them.
 
@@ -95,6 +109,7 @@ def run_bench(
         names: systems to run; unavailable ones are recorded in ``skipped``.
         include_dev: also score the development cases.
         progress: optional callback after each case.
+        store: run stategraph's systems on scratch stores of this URL (None: in memory).
     """
     dev = [c for c in cases if is_dev(c.id)]
     held_out = [c for c in cases if not is_dev(c.id)]
@@ -102,7 +117,7 @@ def run_bench(
     out = BenchResult(scored_cases=[c.id for c in scored], dev_cases=[c.id for c in dev])
     for name in names:
         try:
-            system = make_system(name)
+            system = make_system(name, store)
         except SystemUnavailable as exc:
             out.skipped[name] = str(exc)
             continue
