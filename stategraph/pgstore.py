@@ -40,7 +40,16 @@ from stategraph.pgdialect import TenantConnection
 from stategraph.pgschema import SCHEMA, ensure_schema
 from stategraph.store import SQLiteStore
 
-__all__ = ["DEFAULT_TENANT", "TENANT_NAME", "PostgresStore", "configure", "connect", "redact"]
+__all__ = [
+    "DEFAULT_TENANT",
+    "LOCK_SQL",
+    "TENANT_NAME",
+    "PostgresStore",
+    "configure",
+    "connect",
+    "lock_key",
+    "redact",
+]
 
 DEFAULT_TENANT = "default"
 """The tenant of a store URL that names none."""
@@ -51,6 +60,15 @@ a tenant of the service is a tenant here)."""
 
 _LOCK_SPACE = "stategraph"
 """The first key of every tenant's advisory lock (``hashtext``), the tenant the second."""
+
+LOCK_SQL = "hashtext(%s), hashtext(%s)"
+"""The arguments of a tenant's advisory lock, as SQL over :func:`lock_key`'s parameters."""
+
+
+def lock_key(tenant: str) -> tuple[str, str]:
+    """The parameters of a tenant's advisory lock (:data:`LOCK_SQL`): the lock a store's write
+    transaction takes, and the service's writers hold for a whole request."""
+    return (_LOCK_SPACE, tenant)
 
 
 def redact(url: str) -> str:
@@ -95,7 +113,8 @@ class PostgresStore(SQLiteStore):
     """One tenant's store in a PostgreSQL database (see the module's doc).
 
     Args:
-        url: a ``postgresql://`` URL of the database; ignored when ``conn`` is given.
+        url: a ``postgresql://`` URL of the database (with ``conn``, only to name it in
+            messages; its password never is).
         tenant: whose store this is (a name the service accepts: ``[a-z0-9][a-z0-9_-]*``).
         busy_timeout: seconds a write waits for the tenant's turn before
             :class:`~stategraph.errors.StoreBusyError`.
@@ -179,10 +198,7 @@ class PostgresStore(SQLiteStore):
                 yield
             return
         with tc.errors(), self.pg.transaction():
-            self.pg.execute(
-                "SELECT pg_advisory_xact_lock(hashtext(%s), hashtext(%s))",
-                (_LOCK_SPACE, self.tenant),
-            )
+            self.pg.execute(f"SELECT pg_advisory_xact_lock({LOCK_SQL})", lock_key(self.tenant))
             yield
 
     def _select(self, sql: str, ids: Iterable[str]) -> Iterator[tuple[Any, ...]]:

@@ -244,8 +244,24 @@ class SQLiteTenants:
         self._keepers.close()
 
 
-BACKENDS: dict[str, Callable[..., TenantStores]] = {"sqlite": SQLiteTenants}
-"""Tenant backends by URL scheme; a PostgreSQL backend registers ``"postgresql"``."""
+def _postgres(url: str, **options: Any) -> TenantStores:
+    """Every tenant in one PostgreSQL database (:mod:`stategraph.service.pg_tenants`, which
+    needs the ``postgres`` extra: imported only when a ``postgresql://`` URL is served)."""
+    try:
+        from stategraph.service.pg_tenants import PostgresTenants
+    except ImportError as exc:
+        raise ServiceConfigError(
+            "--store", "a postgresql:// store needs psycopg: pip install 'stategraph[postgres]'"
+        ) from exc
+    return PostgresTenants(url, **options)
+
+
+BACKENDS: dict[str, Callable[..., TenantStores]] = {
+    "sqlite": SQLiteTenants,
+    "postgresql": _postgres,
+    "postgres": _postgres,
+}
+"""Tenant backends by URL scheme."""
 
 
 def open_tenants(url: str, **options: Any) -> TenantStores:

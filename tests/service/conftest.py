@@ -4,32 +4,49 @@ real app served by uvicorn on loopback."""
 from __future__ import annotations
 
 import asyncio
+import fcntl
+import os
 import socket
+import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
 import uvicorn
+from backends import postgres_url
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from stategraph.pgstore import LOCK_SQL, lock_key
 from stategraph.service.auth import Tokens, add_token
 from stategraph.service.http import create_app
-from stategraph.service.tenants import SQLiteTenants
+from stategraph.service.tenants import SQLiteTenants, TenantStores
 
 
 @dataclass
 class Setup:
-    """A data folder, a tokens file with a token per tenant, and the tenants' stores."""
+    """A tokens file with a token per tenant, and the tenants' stores: a data folder of SQLite
+    files, or a PostgreSQL database of its own (``backend``)."""
 
     folder: Path
     tokens_file: Path
     token: dict[str, str]
-    tenants: SQLiteTenants
+    tenants: TenantStores
+    backend: str = "sqlite"
+    database: str = ""
+    """The PostgreSQL database's URL (``postgres`` only)."""
+
+    @property
+    def location(self) -> str:
+        """Where the stores are: what no answer may show."""
+        return str(self.folder) if self.backend == "sqlite" else self.database
 
     def headers(self, tenant: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.token[tenant]}"}
@@ -37,14 +54,87 @@ class Setup:
     def app(self, **options: int) -> FastAPI:
         return create_app(self.tenants, Tokens.from_file(self.tokens_file), **options)
 
+    @contextmanager
+    def another_writer(self, tenant: str, whole_request: bool = False) -> Iterator[None]:
+        """Another process writes for ``tenant`` during the block: it holds the store's write
+        lock (SQLite) or the tenant's advisory lock (PostgreSQL); with ``whole_request``, it
+        holds the tenant's turn as a server worker does (SQLite: the lock file)."""
+        if self.backend == "postgres":
+            with psycopg.connect(self.database, autocommit=True) as conn:
+                conn.execute(f"SELECT pg_advisory_lock({LOCK_SQL})", lock_key(tenant))
+                yield
+            return
+        if whole_request:
+            turn = os.open(self.folder / f"{tenant}.lock", os.O_RDWR | os.O_CREAT)
+            fcntl.flock(turn, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                os.close(turn)
+            return
+        assert isinstance(self.tenants, SQLiteTenants)
+        holder = sqlite3.connect(self.tenants.path(tenant), isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+
+    def tamper(self, tenant: str, seq: int) -> None:
+        """Change the time of a tenant's log entry behind the store's back."""
+        at = "2000-01-01T00:00:00+00:00"
+        if self.backend == "postgres":
+            with psycopg.connect(self.database, autocommit=True) as conn:
+                conn.execute(
+                    "UPDATE stategraph.revisions SET at = %s WHERE tenant = %s AND seq = %s",
+                    (at, tenant, seq),
+                )
+            return
+        assert isinstance(self.tenants, SQLiteTenants)
+        with sqlite3.connect(self.tenants.path(tenant)) as db:
+            db.execute("UPDATE revisions SET at = ? WHERE seq = ?", (at, seq))
+
+
+@pytest.fixture(scope="session")
+def service_database() -> Iterator[str]:
+    """A PostgreSQL database for the service tests alone (emptied before each test)."""
+    server = postgres_url()
+    name = f"sg_service_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")  # a generated name
+    try:
+        yield server.rsplit("/", 1)[0] + f"/{name}"
+    finally:
+        with psycopg.connect(server, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+def _empty(database: str) -> None:
+    from stategraph.pgschema import TENANT_TABLES
+
+    with psycopg.connect(database, autocommit=True) as conn:
+        if conn.execute("SELECT to_regclass('stategraph.tenants')").fetchone() != (None,):
+            conn.execute(f"TRUNCATE {', '.join('stategraph.' + t for t in TENANT_TABLES)}")
+
 
 @pytest.fixture
-def setup(tmp_path: Path) -> Iterator[Setup]:
+def setup(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Setup]:
+    """The tenants' stores on each backend in turn."""
     tokens_file = tmp_path / "tokens.json"
     token = {t: add_token(tokens_file, t) for t in ("alice", "bob")}
-    tenants = SQLiteTenants(tmp_path / "data", busy_timeout=0.2)
+    database = ""
+    tenants: TenantStores
+    if backend == "postgres":
+        database = request.getfixturevalue("service_database")
+        _empty(database)
+        from stategraph.service.pg_tenants import PostgresTenants
+
+        tenants = PostgresTenants(database, busy_timeout=0.2)
+    else:
+        tenants = SQLiteTenants(tmp_path / "data", busy_timeout=0.2)
     try:
-        yield Setup(tmp_path / "data", tokens_file, token, tenants)
+        yield Setup(tmp_path / "data", tokens_file, token, tenants, backend, database)
     finally:
         tenants.close()
 

@@ -3,9 +3,6 @@ SQLite stores, and every error as JSON with the library's type and its status.""
 
 from __future__ import annotations
 
-import fcntl
-import os
-import sqlite3
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -207,49 +204,40 @@ def test_a_body_over_the_limit_is_413_before_it_is_read(setup: Setup) -> None:
 def test_a_busy_store_is_503_with_retry_after(client: TestClient, setup: Setup) -> None:
     h = setup.headers("alice")
     seed(client, h)
-    holder = sqlite3.connect(setup.tenants.path("alice"), isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")  # another process's writer holds the lock
-    try:
+    with setup.another_writer("alice"):  # another process's writer holds the lock
         r = client.post("/v1/states", json={"id": "m5", "text": "x"}, headers=h)
         assert (r.status_code, error(r)["type"], r.headers["retry-after"]) == (
             503,
             "StoreBusyError",
             "1",
         )
-        assert "data" not in r.text and str(setup.folder) not in r.text  # no path leaks
+        assert "data" not in r.text and setup.location not in r.text  # no path leaks
+        assert "postgresql" not in r.text and "127.0.0.1" not in r.text
         assert client.get("/v1/states/m1", headers=h).status_code == 200  # reads go on
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
     assert client.post("/v1/states", json={"id": "m5", "text": "x"}, headers=h).status_code == 201
 
 
 def test_a_writer_waits_for_its_tenants_turn(client: TestClient, setup: Setup) -> None:
     h = setup.headers("alice")
     seed(client, h)
-    turn = os.open(setup.folder / "alice.lock", os.O_RDWR)
-    fcntl.flock(turn, fcntl.LOCK_EX)  # another worker process is writing for alice
-    try:
+    with setup.another_writer("alice", whole_request=True):  # another worker writes for alice
         r = client.post("/v1/states", json={"id": "m5", "text": "x"}, headers=h)
         assert (r.status_code, error(r)["type"]) == (503, "StoreBusyError")
-        assert str(setup.folder) not in r.text
+        assert setup.location not in r.text
         bob = client.post("/v1/states", json={"id": "m5"}, headers=setup.headers("bob"))
         assert bob.status_code == 201  # other tenants write on
-    finally:
-        os.close(turn)
     assert client.post("/v1/states", json={"id": "m5", "text": "x"}, headers=h).status_code == 201
 
 
 def test_a_tampered_store_is_423_and_refuses_writes(client: TestClient, setup: Setup) -> None:
     h = setup.headers("alice")
     seed(client, h)
-    with sqlite3.connect(setup.tenants.path("alice")) as db:
-        db.execute("UPDATE revisions SET at = '2000-01-01T00:00:00+00:00' WHERE seq = 2")
+    setup.tamper("alice", 2)
     r = client.get("/v1/verify", headers=h)
     assert (r.status_code, error(r)["type"], error(r)["seq"]) == (423, "LogIntegrityError", 2)
     w = client.post("/v1/states", json={"id": "m9", "text": "x"}, headers=h)
     assert (w.status_code, error(w)["type"]) == (423, "TamperedStoreError")
-    assert str(setup.folder) not in w.text
+    assert setup.location not in w.text
 
 
 def test_every_library_error_has_a_status() -> None:

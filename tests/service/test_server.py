@@ -58,7 +58,9 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_stategraph_serve_with_workers(tmp_path: Path) -> None:
+def test_stategraph_serve_with_workers(tmp_path: Path, setup: Setup) -> None:
+    """On each backend: SQLite files in a folder, or the PostgreSQL database."""
+    store = f"sqlite:///{tmp_path}/data" if setup.backend == "sqlite" else setup.database
     tokens = tmp_path / "tokens.json"
     made = subprocess.run(
         [sys.executable, "-m", "stategraph", "serve", "--tokens", str(tokens), "--add-token", "a"],
@@ -71,7 +73,7 @@ def test_stategraph_serve_with_workers(tmp_path: Path) -> None:
     port = _free_port()
     server = subprocess.Popen(
         [
-            *(sys.executable, "-m", "stategraph", "serve", "--store", f"sqlite:///{tmp_path}/data"),
+            *(sys.executable, "-m", "stategraph", "serve", "--store", store),
             *("--tokens", str(tokens), "--port", str(port), "--workers", "2", "--no-access-log"),
         ],
         stdout=subprocess.DEVNULL,
@@ -97,7 +99,7 @@ def test_stategraph_serve_with_workers(tmp_path: Path) -> None:
         os.killpg(server.pid, signal.SIGTERM)
         _, err = server.communicate(timeout=30)
     assert server.returncode == 0, err
-    assert (tmp_path / "data" / "a.db").is_file()
+    assert setup.tenants.tenants() == ["a"]
 
 
 def test_serve_refuses_what_it_cannot_serve(tmp_path: Path) -> None:
@@ -116,8 +118,10 @@ def test_serve_refuses_what_it_cannot_serve(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "not JSON" in bad.stderr
     good = tmp_path / "good.json"
     add_token(good, "alice")
-    pg = serve("--store", "postgresql://x/y", "--tokens", str(good))
-    assert pg.returncode == 2 and "no tenant backend serves postgresql://" in pg.stderr
+    pg = serve("--store", "postgresql://127.0.0.1:1/y", "--tokens", str(good))  # refused
+    assert pg.returncode == 2 and "cannot connect" in pg.stderr
+    other = serve("--store", "mysql://127.0.0.1/y", "--tokens", str(good))
+    assert other.returncode == 2 and "no tenant backend serves mysql://" in other.stderr
     bad_tenant = serve("--tokens", str(tmp_path / "u.json"), "--add-token", "../x")
     assert bad_tenant.returncode == 2 and "invalid tenant name" in bad_tenant.stderr
     assert not (tmp_path / "u.json").exists()

@@ -90,7 +90,7 @@ def test_store_urls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     finally:
         for t in (relative, absolute, bare):
             t.close()
-    for url in ("postgresql://db/x", "sqlite://", "sqlite:///"):
+    for url in ("postgresql://127.0.0.1:1/x", "sqlite://", "sqlite:///"):  # port 1: refused
         with pytest.raises(ServiceConfigError):
             open_tenants(url)
     (tmp_path / "file").write_text("")
