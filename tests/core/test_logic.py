@@ -127,3 +127,15 @@ def test_unknown_path_is_refused() -> None:
 )
 def test_negative_components(program: Program, components: list[set[str]]) -> None:
     assert [set(c) for c in negative_components(program)] == components
+
+
+@pytest.mark.parametrize("via", ["backend", "encoding"])
+def test_the_model_says_how_many_solves_it_took(via: str) -> None:
+    """An empty program takes none, a stratified one one; the alternating fixpoint two per
+    round, and the even negative cycle ``a :- f, not b. b :- f, not a.`` two rounds (the
+    second finds the underestimate it started from)."""
+    assert well_founded(Program(), via=via).solves == 0
+    assert well_founded(Program(["f"], [R("a", ("f",))]), via=via).solves == 1
+    cycle = Program(["f"], [R("a", ("f",), ("b",)), R("b", ("f",), ("a",))])
+    model = well_founded(cycle, via=via)
+    assert (model.path, model.solves, model.undefined) == ("alternating", 4, {"a", "b"})
