@@ -393,8 +393,12 @@ class TenantConnection:
         params = [self._params(st, spelt, r) for r in rows]
         if not params:
             return
-        with self.errors(), self.pg.cursor() as cur:
-            cur.executemany(st.sql, params)
+        with self.errors():
+            if len(params) == 1:  # one round trip, without entering pipeline mode
+                self.pg.execute(st.sql, params[0])
+                return
+            with self.pg.cursor() as cur:
+                cur.executemany(st.sql, params)
 
     def ids(self, sql: str, ids: Sequence[str]) -> Any:
         """Run a statement whose one parameter is an ``IN ({})`` list, with the whole list as

@@ -42,17 +42,21 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from stategraph.errors import StoreNotFoundError
 from stategraph.memory import Memory
 from stategraph.model import Truth
 from stategraph.service.auth import add_token
 from stategraph.service.load_client import Connection, ConnectionLost
 from stategraph.store import SQLiteStore
+from stategraph.stores import open_store
 
 __all__ = ["LoadConfig", "LoadResult", "main", "run"]
 
@@ -369,14 +373,14 @@ def _expected(acked: list[Op]) -> tuple[dict[str, bool], dict[str, Truth]]:
     return active, truth
 
 
-def _check_tenant(path: Path, acked: list[Op], result: LoadResult) -> None:
+def _check_tenant(store: SQLiteStore, acked: list[Op], result: LoadResult) -> None:
     """Compare one tenant's store with what was acknowledged, and replay its log."""
-    with Memory(store=SQLiteStore(path, create=False)) as mem:
+    with Memory(store=store) as mem:
         try:
             entries = mem.verify_log()
         except Exception as exc:
             result.chain_failures += 1
-            result.errors.append(f"{path.name}: {exc}")
+            result.errors.append(f"{store.path}: {exc}")
             return
         result.log_entries += entries
         asserted: dict[str, int] = {}
@@ -423,21 +427,47 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def run(config: LoadConfig, folder: Path | None = None) -> LoadResult:
-    """One load run in ``folder`` (a new temporary folder by default)."""
+@contextmanager
+def _database(server: str | None) -> Iterator[str | None]:
+    """A PostgreSQL database of the run's own on ``server`` (dropped after), or None."""
+    if server is None:
+        yield None
+        return
+    import psycopg
+
+    name = f"stategraph_load_{os.getpid()}_{int(time.time())}"
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")  # a generated name
+    try:
+        yield server.rsplit("/", 1)[0] + f"/{name}"
+    finally:
+        with psycopg.connect(server, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+def run(config: LoadConfig, folder: Path | None = None, postgres: str | None = None) -> LoadResult:
+    """One load run in ``folder`` (a new temporary folder by default) or, given ``postgres``
+    (a ``postgresql://`` URL of a server the run may create a database on), in a database of
+    its own there, dropped after the run."""
     machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, " + (
         f"Python {platform.python_version()}"
     )
     result = LoadResult(config=config, machine=machine)
-    with tempfile.TemporaryDirectory(prefix="stategraph-load-") as tmp:
+    with (
+        tempfile.TemporaryDirectory(prefix="stategraph-load-") as tmp,
+        _database(postgres) as database,
+    ):
         base = folder or Path(tmp)
+        store = database or f"sqlite:///{base}/data"
+        if database is not None:
+            result.machine += ", PostgreSQL"
         tokens_file = base / "tokens.json"
         names = [f"t{i:03d}" for i in range(config.tenants)] + ["hot"]
         tokens = {t: add_token(tokens_file, t) for t in names}
         port = _free_port()
         server = subprocess.Popen(
             [
-                *(sys.executable, "-m", "stategraph", "serve", "--store", f"sqlite:///{base}/data"),
+                *(sys.executable, "-m", "stategraph", "serve", "--store", store),
                 *("--tokens", str(tokens_file), "--port", str(port)),
                 *("--workers", str(config.workers), "--no-access-log", "--log-level", "error"),
             ],
@@ -463,11 +493,16 @@ def run(config: LoadConfig, folder: Path | None = None) -> LoadResult:
         for op in run_.acked:
             by_tenant[op.tenant].append(op)
         for tenant, acked in by_tenant.items():
-            path = base / "data" / f"{tenant}.db"
-            if not path.exists():
+            try:
+                opened = (
+                    open_store(database, tenant=tenant, create=False)
+                    if database is not None
+                    else SQLiteStore(base / "data" / f"{tenant}.db", create=False)
+                )
+            except StoreNotFoundError:
                 result.lost += len(acked)
                 continue
-            _check_tenant(path, acked, result)
+            _check_tenant(opened, acked, result)
     return result
 
 
@@ -496,6 +531,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-kill", action="store_true", help="kill no worker")
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument(
+        "--postgres",
+        metavar="URL",
+        help="serve from PostgreSQL: a server (postgresql://...) the run may create a "
+        "database of its own on (dropped after); default: SQLite files",
+    )
     args = p.parse_args(argv)
     config = LoadConfig(
         workers=args.workers,
@@ -506,7 +547,7 @@ def main(argv: list[str] | None = None) -> int:
         kill_after=None if args.no_kill else d.kill_after,
         seed=args.seed,
     )
-    summary = run(config).summary()
+    summary = run(config, postgres=args.postgres).summary()
     if args.json:
         print(json.dumps(summary, indent=2))
     else:

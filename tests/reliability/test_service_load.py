@@ -10,14 +10,16 @@ assertions are the anomaly counts.
 from __future__ import annotations
 
 import pytest
+from backends import postgres_url
 
 from stategraph.service.load import LoadConfig, run
 
 
 @pytest.mark.slow
-def test_a_short_load_run_loses_duplicates_and_interleaves_nothing() -> None:
+def test_a_short_load_run_loses_duplicates_and_interleaves_nothing(backend: str) -> None:
+    """On each backend: SQLite files, or a PostgreSQL database of the run's own."""
     config = LoadConfig(workers=2, tenants=10, writers=6, hot_writers=3, seconds=6.0)
-    result = run(config)
+    result = run(config, postgres=postgres_url() if backend == "postgres" else None)
     summary = result.summary()
     print(summary)
     assert result.killed and result.restarted
