@@ -36,6 +36,7 @@ pytest_add_cli_args =
     no:cacheprovider
 pytest_add_cli_args_test_selection =
     tests/core/test_revision.py
+    tests/core/test_revision_causes.py
     tests/core/test_bounded.py
     tests/core/test_logic.py
     tests/core/test_bulk.py

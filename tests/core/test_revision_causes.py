@@ -1,0 +1,57 @@
+"""Which cause an undefined state is given, and which justification a kept state is said to
+rest on, in the cases the mutation run (``scripts/mutation.sh``) found untested."""
+
+from __future__ import annotations
+
+from stategraph import Change, Justification, Memory, State
+from stategraph.model import EdgeCheck, Origin
+
+
+def test_a_candidate_that_stopped_holding_is_the_cause() -> None:
+    mem = Memory(candidates=None)
+    mem.fact("f")
+    mem.belief("b", context=["f"])
+    entry = mem.retract("f").entry("b")
+    assert entry is not None and entry.new.value == "undefined"
+    assert entry.reason.cause == "unverified_candidate"
+
+
+def test_an_undefined_premise_is_the_cause_when_every_candidate_holds() -> None:
+    """x rests on a candidate g, which holds, and on a, checked as needed: once a and b
+    block each other, x is undefined because of a, not because of its candidate."""
+    mem = Memory(candidates=None)
+    mem.fact("f")
+    mem.fact("g")
+    mem.belief("a", because=[{"all": ["f"], "unless": ["b"]}])
+    checked = Justification(
+        head="x", premises=["g", "a"], origin=Origin.recovered, checked={"a": EdgeCheck.dependency}
+    )
+    mem.revise(Change(assert_=[State(id="x", kind="belief")], add_justifications=[checked]))
+    report = mem.belief("b", because=[{"all": ["f"], "unless": ["a"]}])
+    entry = report.entry("x")
+    assert entry is not None and (entry.old.value, entry.new.value) == ("true", "undefined")
+    assert entry.reason.cause == "undefined_premise" and entry.reason.undecided == ("a",)
+
+
+def test_a_kept_state_is_never_said_to_rest_on_a_falsity_that_hinges_on_it() -> None:
+    """x holds through g (and h, which goes), and ``f, not y`` holds too, but only because x
+    makes y false: it is as low, and sorts first, yet must not be named as what carries x."""
+    mem = Memory(candidates=None)
+    for f in ("f", "g", "h"):
+        mem.fact(f)
+    mem.belief("x", because=["h"])
+    mem.belief("y", because=[{"all": ["f"], "unless": ["x"]}])
+    mem.revise(
+        Change(
+            add_justifications=[
+                Justification(head="x", premises=["f"], unless=["y"]),
+                Justification(head="x", premises=["g"]),
+            ]
+        )
+    )
+    report = mem.revise(
+        Change(retract=["h"], add_justifications=[Justification(head="x", premises=["f", "g"])])
+    )
+    entry = report.entry("x")
+    assert entry is not None and entry.verdict.value == "kept"
+    assert entry.reason.surviving is not None and entry.reason.surviving.unless == ()
