@@ -43,6 +43,7 @@ pytest_add_cli_args_test_selection =
     tests/core/test_explain.py
     tests/core/test_explain_fields.py
     tests/cli/test_render.py
+    tests/review/test_review.py
     tests/core/test_memory.py
     tests/core/test_store.py
     tests/core/test_pruning.py
