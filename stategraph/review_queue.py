@@ -54,7 +54,12 @@ def record(conn: sqlite3.Connection, seq: int, report: Report) -> None:
     state enters it only if it is undefined); every graded state enters it if its verdict is
     ``needs_confirmation`` and leaves it otherwise.
     """
-    queued = {r[0] for r in conn.execute("SELECT id FROM review_queue")}
+    named = sorted({c.id for c in report.changed} | {e.id for e in report.entries})
+    queued: set[str] = set()
+    for i in range(0, len(named), 500):  # only the states this revision names: never the queue
+        chunk = named[i : i + 500]
+        sql = f"SELECT id FROM review_queue WHERE id IN ({','.join('?' * len(chunk))})"
+        queued.update(r[0] for r in conn.execute(sql, chunk))
     drop: set[str] = set()
     add: list[tuple[str, int, str]] = []
     for c in report.changed:

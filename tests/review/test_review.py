@@ -219,3 +219,24 @@ def test_the_queue_as_json(tmp_path: Path) -> None:
     data = json.loads(json.dumps([p.model_dump(mode="json") for p in mem.pending_review()]))
     assert [d["id"] for d in data] == ["a", "b", "c"]
     assert data[0]["reason"]["cycle"] == ["a", "b"]
+
+
+def test_a_commit_reads_only_the_queue_rows_of_the_states_it_names(tmp_path: Path) -> None:
+    """A revision costs what its cone costs: keeping the queue current never reads it whole."""
+    from stategraph.store import SQLiteStore
+
+    mem = Memory.open(tmp_path / "m.db")
+    mem.fact("f")
+    mem.belief("d", because=[{"all": [], "unless": ["e"]}])
+    mem.belief("e", because=[{"all": [], "unless": ["d"]}])  # a negative cycle: queued
+    assert {p.id for p in mem.pending_review()} == {"d", "e"}
+    store = mem.store
+    assert isinstance(store, SQLiteStore)
+    seen: list[str] = []
+    store.conn.set_trace_callback(seen.append)
+    mem.belief("b", because=["f"])
+    store.conn.set_trace_callback(None)
+    reads = [
+        s for s in seen if "FROM review_queue" in s and s.lstrip().upper().startswith("SELECT")
+    ]
+    assert reads and all("WHERE" in s.upper() for s in reads), reads
