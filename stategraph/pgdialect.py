@@ -282,6 +282,9 @@ STATEMENTS: dict[str, Statement] = {
     "SELECT 1 FROM atoms LIMIT 1": _s("SELECT 1 FROM atoms WHERE tenant=%s LIMIT 1"),
     # ---- the review queue (stategraph.review_queue) ---------------------------------------
     "SELECT id FROM review_queue": _s("SELECT id FROM review_queue WHERE tenant=%s"),
+    "SELECT id FROM review_queue WHERE id IN ({})": _s(
+        "SELECT id FROM review_queue WHERE tenant=%s AND id = ANY(%s)", ids=True
+    ),
     "DELETE FROM review_queue WHERE id=?": _s("DELETE FROM review_queue WHERE tenant=%s AND id=%s"),
     "INSERT OR REPLACE INTO review_queue VALUES (?,?,?)": _s(
         "INSERT INTO review_queue (tenant, id, seq, entry) VALUES (%s,%s,%s,%s) "
