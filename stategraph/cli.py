@@ -41,6 +41,7 @@ from stategraph.loaders import STDIN, import_records, load_change, require_file
 from stategraph.memory import Memory
 from stategraph.model import Justification, LostSupport, Origin, Report, State, Truth
 from stategraph.store import SQLiteStore
+from stategraph.stores import is_postgres, open_store
 
 __all__ = ["EXIT_CODES", "main", "render_report"]
 
@@ -165,12 +166,16 @@ def _open(args: argparse.Namespace, create: bool = False) -> Memory:
         StoreNotFoundError: a read-only command named a path where no file is.
         StoreError: the path is a folder.
     """
-    path = Path(args.store)
-    if path.is_dir():
-        raise StoreError(args.store, "is a folder, not a store file: give the file's path")
-    if not create and not path.exists():
-        raise StoreNotFoundError(args.store)
-    store = SQLiteStore(args.store, busy_timeout=args.busy_timeout, create=create)
+    store: SQLiteStore
+    if is_postgres(args.store):  # a tenant's store in PostgreSQL (stategraph.stores)
+        store = open_store(args.store, busy_timeout=args.busy_timeout, create=create)
+    else:
+        path = Path(args.store)
+        if path.is_dir():
+            raise StoreError(args.store, "is a folder, not a store file: give the file's path")
+        if not create and not path.exists():
+            raise StoreNotFoundError(args.store)
+        store = SQLiteStore(args.store, busy_timeout=args.busy_timeout, create=create)
     rules = getattr(args, "rules", None)
     packs: str | list[str] | None = rules if rules in (None, "all") else rules.split(",")
     return Memory(
@@ -442,7 +447,9 @@ def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
     def store_cmd(name: str, help_: str, creates: bool = False) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_)
         where = "created if missing" if creates else "must exist"
-        p.add_argument("store", help=f"SQLite store file ({where})")
+        p.add_argument(
+            "store", help=f"SQLite store file, or postgresql://...?tenant=NAME ({where})"
+        )
         p.add_argument("--json", action="store_true", help="machine-readable output")
         p.add_argument(
             "--busy-timeout",

@@ -312,3 +312,19 @@ def test_a_hub_report_is_stored_compressed_and_long_keys_fit(place: Place) -> No
         assert mem.verify_log() == 2 + len(premises) + 2
     stored = place.log_row(2 + len(premises) + 1)["report"]
     assert isinstance(stored, bytes) and stored[0] == 0x01
+
+
+def test_the_command_line_takes_a_tenants_url(
+    place: Place, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from stategraph.cli import main
+
+    url = place.url
+    assert main(["add", url, "--id", "m1", "--text", "moves to Shenzhen"]) == 0
+    assert main(["add", url, "--id", "m2", "--kind", "belief", "--because", "m1"]) == 0
+    assert main(["revise", url, "--retract", "m1"]) == 0
+    capsys.readouterr()
+    assert main(["history", url, "--verify"]) == 0
+    assert "log verified: 3 entries" in capsys.readouterr().out
+    missing = f"{postgres_url()}?tenant={fresh_tenant('none')}"
+    assert main(["show", missing]) == 3  # a reader creates no tenant
