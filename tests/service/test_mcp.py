@@ -26,6 +26,8 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from stategraph.demo import SCENARIO
 from stategraph.service.auth import add_token
 
+from .conftest import Setup
+
 Session = Callable[[ClientSession], Awaitable[None]]
 
 
@@ -58,7 +60,9 @@ async def remember_the_seed(session: ClientSession) -> None:
     await call(session, "remember", id="m4", text=t["m4"])
 
 
-def test_a_client_lists_the_tools_and_supersedes_m1(tmp_path: Path) -> None:
+def test_a_client_lists_the_tools_and_supersedes_m1(setup: Setup) -> None:
+    """On each backend: SQLite files in a folder, or the PostgreSQL database."""
+    store = f"sqlite:///{setup.folder}" if setup.backend == "sqlite" else setup.database
     seen: dict[str, Any] = {}
 
     async def check(session: ClientSession) -> None:
@@ -78,7 +82,7 @@ def test_a_client_lists_the_tools_and_supersedes_m1(tmp_path: Path) -> None:
         seen["m2"] = await call(session, "explain", id="m2")
         seen["m4"] = await call(session, "explain", id="m4")
 
-    over_stdio(f"sqlite:///{tmp_path}", "agent-1", check)
+    over_stdio(store, "agent-1", check)
     outcome = seen["outcome"]
     assert outcome["changed"] == ["m1", "m1b"]
     assert outcome["invalidated"] == ["m2", "m3"]
@@ -86,7 +90,7 @@ def test_a_client_lists_the_tools_and_supersedes_m1(tmp_path: Path) -> None:
     assert outcome["kept"] == [] and outcome["needs_confirmation"] == []
     assert seen["m2"]["holds"] is False and "m1 does not hold" in seen["m2"]["text"]
     assert seen["m4"]["holds"] is True and seen["m4"]["proof"]["root"] == "m4"
-    assert (tmp_path / "agent-1.db").is_file()
+    assert "agent-1" in setup.tenants.tenants()
 
 
 def test_errors_come_back_as_tool_errors_naming_the_type(tmp_path: Path) -> None:
