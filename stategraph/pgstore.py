@@ -37,7 +37,7 @@ import psycopg
 
 from stategraph.errors import InvalidInputError, StoreError, StoreNotFoundError
 from stategraph.pgdialect import TenantConnection
-from stategraph.pgschema import SCHEMA, ensure_schema
+from stategraph.pgschema import SCHEMA, TENANT_TABLES, ensure_schema
 from stategraph.store import SQLiteStore
 
 __all__ = [
@@ -150,6 +150,8 @@ class PostgresStore(SQLiteStore):
         self.busy_timeout = busy_timeout
         self._owned = conn is None
         pg = connect(url, busy_timeout) if conn is None else conn
+        # It stands in for the SQLite connection the inherited logic and the store's modules
+        # run their statements on (stategraph.pgdialect), which the parent types as SQLite's.
         self.conn = TenantConnection(pg, tenant, self.path, busy_timeout)  # type: ignore[assignment]
         try:
             if not checked:
@@ -229,14 +231,9 @@ class PostgresStore(SQLiteStore):
             out.setdefault(head, set()).add(src)
         return out
 
-    def _tables(self) -> set[str]:
-        return set()
-
     def purge(self) -> None:
         """Delete this tenant's store: every row of every table (for scratch tenants, such
         as the benchmark's, and tests). The store cannot be used afterwards."""
-        from stategraph.pgschema import TENANT_TABLES
-
         with self._locked():
             for table in TENANT_TABLES:
                 self.pg.execute(f"DELETE FROM {table} WHERE tenant = %s", (self.tenant,))
