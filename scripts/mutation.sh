@@ -37,6 +37,11 @@ pytest_add_cli_args =
 pytest_add_cli_args_test_selection =
     tests/core/test_revision.py
     tests/core/test_revision_causes.py
+    tests/core/test_errors.py
+    tests/core/test_ids.py
+    tests/core/test_linking.py
+    tests/core/test_judging.py
+    tests/core/test_candidates.py
     tests/core/test_bounded.py
     tests/core/test_logic.py
     tests/core/test_bulk.py

@@ -55,3 +55,19 @@ def test_a_kept_state_is_never_said_to_rest_on_a_falsity_that_hinges_on_it() -> 
     entry = report.entry("x")
     assert entry is not None and entry.verdict.value == "kept"
     assert entry.reason.surviving is not None and entry.reason.surviving.unless == ()
+
+
+def test_an_undefined_blocker_outside_what_is_solved_still_blocks() -> None:
+    """u and v block each other, so x (``f, not u``) is undefined. A change that reaches x but
+    not u solves x with u frozen: undefined, not absent, so x stays undefined."""
+    mem = Memory(candidates=None)
+    mem.fact("f")
+    mem.fact("h")
+    mem.retract("h")
+    mem.belief("u", because=[{"all": ["f"], "unless": ["v"]}])
+    mem.belief("v", because=[{"all": ["f"], "unless": ["u"]}])
+    mem.belief("x", because=[{"all": ["f"], "unless": ["u"]}])
+    assert mem.undefined() == {"u", "v", "x"}
+    report = mem.revise(Change(add_justifications=[Justification(head="x", premises=["h"])]))
+    assert report.solved == 1 and report.entries == ()
+    assert mem.undefined() == {"u", "v", "x"} and mem.holding() == {"f"}
