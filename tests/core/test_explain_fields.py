@@ -9,7 +9,8 @@ import pytest
 
 from stategraph import Change, Justification, Memory, State
 from stategraph.errors import NotHoldingError
-from stategraph.model import EdgeCheck, Origin
+from stategraph.explain import Proof, ProofStep, WhyNot, WhyNotItem, confirmed_by
+from stategraph.model import EdgeCheck, JustificationRef, Origin, Truth
 
 
 def test_why_not_says_what_a_state_is() -> None:
@@ -89,3 +90,100 @@ def test_a_proof_over_candidates_leaves_out_what_was_checked_independent() -> No
     assert step.by.origin is Origin.recovered
     assert proof.checks == {"p": "the rules derive h without p"}
     assert {s.id for s in proof.steps} == {"f", "h"}
+
+
+ESCAPED = [*range(32), *range(127, 160), 0x2028, 0x2029, *range(0x202A, 0x202F)]
+ESCAPED += list(range(0x2066, 0x206A))
+KEPT = [32, 126, 160, 0x2027, 0x202F, 0x2065, 0x206A]
+"""Characters on either side of each escaped range."""
+
+
+def _ref(premises: tuple[str, ...], **more: object) -> JustificationRef:
+    return JustificationRef(premises=premises, **more)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("code", ESCAPED + KEPT)
+def test_renderers_escape_exactly_the_control_and_bidi_characters(code: int) -> None:
+    """A memory's text or id cannot forge a line or reorder one: every control, line- or
+    paragraph-separator and bidi character is escaped, and nothing else is."""
+    ch = chr(code)
+    proof = Proof(
+        root="f", steps=(ProofStep(id="f", kind="fact", text=f"a{ch}b", height=0, by=None),)
+    )
+    item = WhyNotItem(
+        justification=_ref((f"p{ch}q",)), value=Truth.false, first_failed=None, blocked_by=None
+    )
+    why_not = WhyNot(id="x", truth=Truth.false, status="unsupported", items=(item,))
+    shown = ascii(ch)[1:-1] if code in ESCAPED else ch
+    assert proof.render() == f"f [fact] a{shown}b  (fact)"
+    assert why_not.render().splitlines()[1] == f"  <- [p{shown}q] (declared): false"
+
+
+def test_a_proof_renders_every_step_in_its_words() -> None:
+    steps = (
+        ProofStep(id="f", kind="fact", text="", height=0, by=None),
+        ProofStep(id="g", kind="fact", text="", height=0, by=None),
+        ProofStep(
+            id="h",
+            kind="belief",
+            text="",
+            height=1,
+            by=_ref(("f", "g"), unless=("u", "v"), origin=Origin.rule, rules=("p:1", "p:2")),
+        ),
+        ProofStep(id="r", kind="belief", text="", height=0, by=_ref((), origin=Origin.review)),
+        ProofStep(
+            id="s",
+            kind="belief",
+            text="t",
+            height=2,
+            by=_ref(("h", "r", "f"), notes={"f": "checked"}),
+        ),
+    )
+    assert Proof(root="s", steps=steps, checks={"c": "independent"}).render().splitlines() == [
+        "s [belief] t  <- declared",
+        "    (checked)",
+        "  h [belief]  <- rule via p:1, p:2, unless u, v (none holds)",
+        "    f [fact]  (fact)",
+        "    g [fact]  (fact)",
+        "  r [belief]  <- confirmed by ?",
+        "  f [fact]  (fact)",
+        "candidate c: independent",
+    ]
+
+
+def test_deep_proofs_name_their_depth_past_forty_levels() -> None:
+    steps = [ProofStep(id="s0", kind="fact", text="", height=0, by=None)]
+    steps += [
+        ProofStep(id=f"s{i}", kind="belief", text="", height=i, by=_ref((f"s{i - 1}",)))
+        for i in range(1, 43)
+    ]
+    lines = Proof(root="s42", steps=tuple(steps)).render().splitlines()
+    assert lines[40] == "  " * 40 + "s2 [belief]  <- declared"
+    assert lines[41] == "  " * 40 + "[depth 41] s1 [belief]  <- declared"
+
+
+def test_a_confirmation_says_who_when_and_why_as_far_as_it_is_known() -> None:
+    ref = _ref((), origin=Origin.review, notes={"by": "ana"})
+    assert confirmed_by(ref) == "confirmed by ana"
+    ref = _ref((), origin=Origin.review, notes={"by": "ana", "at": "2026-01-02", "note": "ok"})
+    assert confirmed_by(ref) == "confirmed by ana on 2026-01-02: ok"
+
+
+def test_why_not_words_a_justification_with_and_without_unless() -> None:
+    items = (
+        WhyNotItem(
+            justification=_ref(("a", "b")), value=Truth.false, first_failed="a", blocked_by=None
+        ),
+        WhyNotItem(
+            justification=_ref(("a",), unless=("u", "w")),
+            value=Truth.undefined,
+            first_failed=None,
+            blocked_by="u",
+        ),
+    )
+    text = WhyNot(id="x", truth=Truth.false, status="unsupported", items=items).render()
+    assert text.splitlines() == [
+        "x is false: unsupported",
+        "  <- [a, b] (declared): premise a does not hold",
+        "  <- [a] unless [u, w] (declared): blocked by u",
+    ]

@@ -6,7 +6,10 @@ reason reworded, a head check dropped at the genesis, a BLOB of the wrong format
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -192,3 +195,42 @@ def test_a_history_from_a_time_that_is_not_one_says_so() -> None:
     assert caught.value.errors == [
         ("since", "not a sequence number or an ISO 8601 time: 'yesterday'")
     ]
+
+
+def test_a_history_of_a_negative_length_or_from_a_number_that_is_no_seq_says_so() -> None:
+    mem = Memory()
+    with pytest.raises(InvalidInputError) as caught:
+        mem.history(limit=-1)
+    assert (caught.value.what, caught.value.errors) == (
+        "history",
+        [("limit", "must be None or >= 0")],
+    )
+    with pytest.raises(InvalidInputError) as caught:
+        mem.history(since=2.5)  # type: ignore[arg-type]
+    assert (caught.value.what, caught.value.errors) == (
+        "history",
+        [("since", "must be a sequence number, a datetime or an ISO 8601 string, not 2.5")],
+    )
+
+
+def test_a_time_without_a_zone_is_utc_wherever_the_store_is_read() -> None:
+    """Entries are stamped in UTC; a time given without a zone means UTC, and an aware one is
+    compared in UTC, even where the machine's own zone is eight hours ahead."""
+    saved = os.environ.get("TZ")
+    os.environ["TZ"] = "Asia/Shanghai"
+    time.tzset()
+    try:
+        mem = Memory()
+        for f in ("a", "b", "c"):
+            mem.fact(f)
+        second = datetime.fromisoformat(mem.history()[1].at)
+        naive = second.replace(tzinfo=None)
+        assert [e.seq for e in mem.history(since=naive)] == [2, 3]
+        local = second.astimezone(timezone(timedelta(hours=8)))
+        assert [e.seq for e in mem.history(since=local)] == [2, 3]
+    finally:
+        if saved is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = saved
+        time.tzset()
