@@ -167,3 +167,18 @@ def test_a_cap_of_nothing_is_refused() -> None:
     with pytest.raises(InvalidInputError, match="max_cone"):
         Memory(max_cone=0)
     assert "max_cone" not in Memory().config
+
+
+def test_a_state_inside_the_bound_that_keeps_its_support_is_reported_kept() -> None:
+    """x holds through e (a fact, and first in order among equally low justifications), so
+    its edge from f2 is closed: retracting f, with the walk stopped further down the chain,
+    does not solve x but still reports it kept, having lost ``x <- f2``."""
+    mem = chain(5, max_depth=2)
+    mem.fact("e")
+    mem.belief("f2", because=["f"])
+    mem.belief("x", because=["f2", "e"])
+    report = mem.retract("f")
+    assert report.solved == 4  # f, s1, s2 and f2: x keeps its support
+    entry = report.entry("x")
+    assert entry is not None and entry.verdict.value == "kept" and entry.depth == 2
+    assert [lost.justification.premises for lost in entry.reason.lost] == [("f2",)]

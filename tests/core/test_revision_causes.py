@@ -71,3 +71,14 @@ def test_an_undefined_blocker_outside_what_is_solved_still_blocks() -> None:
     report = mem.revise(Change(add_justifications=[Justification(head="x", premises=["h"])]))
     assert report.solved == 1 and report.entries == ()
     assert mem.undefined() == {"u", "v", "x"} and mem.holding() == {"f"}
+
+
+def test_a_retracted_state_the_cascade_passes_does_not_end_the_report() -> None:
+    """a was retracted earlier; retracting f reaches it again (edges into a state that does
+    not hold are open) and, after it in the report's order, x, which must still be graded."""
+    mem = Memory(candidates=None)
+    mem.fact("f")
+    mem.belief("a", because=["f"])
+    mem.belief("x", because=["f"])
+    mem.retract("a")
+    assert mem.retract("f").invalidated == ["x"]

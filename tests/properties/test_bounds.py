@@ -12,7 +12,9 @@ model and hop distances computed here:
 - flagged states lie at most one hop past the bound, and each cites a state within the bound
   that moved or is flagged (nothing is flagged for a change that cannot reach it); a state one
   hop past the bound that holds through facts the change did not name is never flagged;
-- every entry that is not flagged carries the oracle's old and new values;
+- every entry that is not flagged carries the oracle's old and new values, and every state
+  within the bound that the unbounded report lists (oracle (c)) is listed, with the same
+  verdict, or flagged;
 - every state whose stored value differs from the oracle's is flagged, or lies behind a
   flagged state (the cascade resumes from there when the flag is settled).
 """
@@ -28,6 +30,7 @@ from stategraph import Truth, bounded
 
 from .graphs import FACT, ChangeSpec, Just, Mirror, Scenario, hop_distances
 from .harness import build
+from .oracles.report import expected_entries
 from .oracles.wfm import Model
 from .real_engine import StategraphEngine
 from .strategies import scenarios
@@ -156,6 +159,12 @@ def _check(
             assert e.reason.cause not in BOUND_CAUSES, f"{e.id}: {e.reason.cause} {where}"
             assert e.new is Truth(new.value(e.id)), f"{e.id}: new {e.new.value} {where}"
     if bound is not None:
+        listed = {e.id: e for e in report.entries}
+        for x in expected_entries(last, before, after, old, new):
+            if x.depth <= bound and x.id not in flagged:
+                got = listed.get(x.id)
+                assert got is not None, f"{x.id} within the bound is not reported, {where}"
+                assert got.verdict.value == x.verdict, f"{x.id}: {got.verdict.value} {where}"
         past = {s for s, d in dist.items() if d > bound}
         comes_back = downstream(past, before, after)
         for sid in sorted(flagged):
