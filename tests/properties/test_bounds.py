@@ -27,13 +27,12 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from stategraph import Truth, bounded
-
-from .graphs import FACT, ChangeSpec, Just, Mirror, Scenario, hop_distances
-from .harness import build
-from .oracles.report import expected_entries
-from .oracles.wfm import Model
-from .real_engine import StategraphEngine
-from .strategies import scenarios
+from stategraph.testing.engine import StategraphEngine
+from stategraph.testing.graphs import FACT, ChangeSpec, Just, Mirror, Scenario, hop_distances
+from stategraph.testing.harness import build
+from stategraph.testing.oracles.report import expected_entries
+from stategraph.testing.oracles.wfm import Model
+from stategraph.testing.strategies import scenarios
 
 BOUND_CAUSES = {"depth_limit", "cone_limit"}
 

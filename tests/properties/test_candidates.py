@@ -8,7 +8,8 @@ retracted and superseded. After every step:
   *recorded* justifications make, where an unchecked candidate premise ``p`` of a recovered
   justification is an auxiliary atom ``c`` with ``c :- p`` and ``c :- not c`` (true while
   ``p`` holds, undefined once it does not): the contract of ``docs/revision.md``, computed by
-  the plain-Python alternating fixpoint, never by the engine;
+  the plain-Python alternating fixpoint, never by the engine
+  (:mod:`stategraph.testing.oracles.program`);
 - what was decided at write time is what the contract says: a derived memory written with no
   basis got exactly one stand-in (a recovered justification of at most ``k`` memories that
   held when it was written, or an ``assumed`` one when there was nothing to propose); a fact
@@ -17,16 +18,13 @@ retracted and superseded. After every step:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from hypothesis import given
 from hypothesis import strategies as st
 
 from stategraph import Memory
 from stategraph.candidates import CandidateProposer
-from stategraph.model import Justification, Origin, Truth
-
-from .oracles.wfm import Rule, well_founded_model
+from stategraph.model import Origin, Truth
+from stategraph.testing.oracles.program import assert_follows_recorded_program
 
 WORDS = ("flight", "tokyo", "hotel", "rent", "shanghai", "move", "dentist", "refill", "gym")
 K = 3
@@ -40,35 +38,9 @@ step = st.one_of(
 )
 
 
-def oracle_rules(justs: Iterable[Justification]) -> list[Rule]:
-    """The program of the recorded justifications, candidates as auxiliary atoms."""
-    rules: list[Rule] = []
-    for j in justs:
-        candidates = set(j.candidates())
-        checked_out = {p for p, c in j.checked.items() if c.value == "independent"}
-        body = []
-        for p in j.premises:
-            if p in checked_out:
-                continue
-            if p in candidates:
-                aux = f"candidate|{j.head}|{','.join(j.premises)}|{p}"
-                rules += [(aux, (p,), ()), (aux, (), (aux,))]
-                body.append(aux)
-            else:
-                body.append(p)
-        rules.append((j.head, tuple(body), j.unless))
-    return rules
-
-
 def check(mem: Memory) -> None:
-    states = mem.states()
-    active = {s.id for s in states if mem.is_active(s.id)}
-    facts = {s.id for s in states if s.kind == "fact" and s.id in active}
-    justs = [j for j in mem.justifications() if j.head in active]
-    model = well_founded_model(facts, oracle_rules(justs))
-    ids = {s.id for s in states}
-    assert mem.holding() == model.true & ids
-    assert mem.undefined() == model.undefined & ids
+    """Holding and undefined sets against the recorded program's model (oracle (d))."""
+    assert_follows_recorded_program(mem)
 
 
 @given(st.lists(step, min_size=1, max_size=14))

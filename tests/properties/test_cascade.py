@@ -1,9 +1,10 @@
 """Cascade correctness of the real engine, property by property, against the oracles.
 
-Each test replays generated scenarios (:mod:`.strategies`) on the real engine and checks one
-clause of the contract (DESIGN.md, "Semantics") against the from-scratch well-founded model of
-the test-side mirror (:mod:`.oracles.wfm`) or against an independent computation written here
-(hop distances, cones). Keeping one clause per test makes a failure name the broken clause.
+Each test replays generated scenarios (:mod:`stategraph.testing.strategies`) on the real
+engine and checks one clause of the contract (DESIGN.md, "Semantics") against the
+from-scratch well-founded model of the test-side mirror (:mod:`stategraph.testing.oracles.wfm`)
+or against an independent computation written here (hop distances, cones). Keeping one clause
+per test makes a failure name the broken clause.
 """
 
 from __future__ import annotations
@@ -21,12 +22,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from stategraph import Change, Memory, Report, Truth, Verdict
-
-from .graphs import FACT, ChangeSpec, Just, Mirror, Scenario, hop_distances
-from .harness import Engine, assert_matches_oracle, build, check_core, replay
-from .oracles.wfm import Model
-from .real_engine import StategraphEngine, rebuild, to_change
-from .strategies import scenarios
+from stategraph.testing.engine import StategraphEngine, rebuild, to_change
+from stategraph.testing.graphs import FACT, ChangeSpec, Just, Mirror, Scenario, hop_distances
+from stategraph.testing.harness import Engine, assert_matches_oracle, build, check_core, replay
+from stategraph.testing.oracles.wfm import Model
+from stategraph.testing.strategies import scenarios
 
 
 @dataclass

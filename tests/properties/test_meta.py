@@ -1,14 +1,14 @@
 """The suite can fail: the core property must catch each deliberately wrong engine.
 
 A property suite that passes on a broken engine proves nothing. Here the core property
-(:func:`~.harness.check_core`: holding and undefined sets equal the oracle's well-founded
-model after every step) runs against each engine in :mod:`.wrong_engines`, with a fixed number
-of derandomized examples, and must be falsified. The graphs are positive (no ``unless``):
-neither wrong engine computes undefined states, and on negative rings that alone would falsify
-them; on positive graphs only the flaw each one stands for can (and on generic graphs: the
-strategies' anchored shapes are left out). The shrunk counterexample is
-printed (see it with ``pytest -s`` or ``-rA``), and must be small: shrinking is what makes a
-failure readable.
+(:func:`~stategraph.testing.harness.check_core`: holding and undefined sets equal the oracle's
+well-founded model after every step) runs against each engine in :mod:`.wrong_engines`, with a
+fixed number of derandomized examples, and must be falsified. The graphs are positive (no
+``unless``): neither wrong engine computes undefined states, and on negative rings that alone
+would falsify them; on positive graphs only the flaw each one stands for can (and on generic
+graphs: the strategies' anchored shapes are left out). The shrunk counterexample is printed
+(see it with ``pytest -s`` or ``-rA``), and must be small: shrinking is what makes a failure
+readable.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import Phase, given, settings
 
-from .graphs import Scenario
-from .harness import EngineFactory, check_core
-from .strategies import scenarios
+from stategraph.testing.graphs import Scenario
+from stategraph.testing.harness import EngineFactory, check_core
+from stategraph.testing.strategies import scenarios
+
 from .wrong_engines import WRONG_ENGINES
 
 META_EXAMPLES = 300

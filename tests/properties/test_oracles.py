@@ -14,9 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from stategraph.testing.graphs import Mirror, Scenario
+from stategraph.testing.oracles.wfm import Model, Rule, well_founded_model
+from stategraph.testing.strategies import programs, scenarios
+
 from .oracles.datalog import datalog_least_model
-from .oracles.wfm import Model, Rule, well_founded_model
-from .strategies import programs, scenarios
 
 TABLE: list[tuple[str, list[str], list[Rule], set[str], set[str]]] = [
     ("chain", ["f"], [("b", ["f"], []), ("p", ["b"], [])], {"f", "b", "p"}, set()),
@@ -94,11 +96,8 @@ def test_wfm_equals_datalog_on_positive_programs(
 
 @settings(max_examples=40)
 @given(scenarios(max_nodes=8, max_changes=2, negation=False))
-def test_wfm_equals_datalog_on_positive_support_graphs(scenario: object) -> None:
+def test_wfm_equals_datalog_on_positive_support_graphs(scenario: Scenario) -> None:
     """Second opinion on the same graphs the engine sees, after every change."""
-    from .graphs import Mirror, Scenario
-
-    assert isinstance(scenario, Scenario)
     mirror = Mirror()
     for node, justs in scenario.nodes:
         mirror.add(node, justs)

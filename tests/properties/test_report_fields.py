@@ -1,4 +1,4 @@
-"""Every field of every report against oracle (c) (:mod:`.oracles.report`).
+"""Every field of every report against oracle (c) (:mod:`stategraph.testing.oracles.report`).
 
 The clause-by-clause properties in ``test_cascade`` name the clause a failure breaks; this one
 compares the whole report with what the contract and the two well-founded models say, so a
@@ -11,9 +11,8 @@ from __future__ import annotations
 from hypothesis import given
 
 from stategraph.model import Entry, Report
-
-from .graphs import Just
-from .oracles.report import (
+from stategraph.testing.graphs import Just, Scenario
+from stategraph.testing.oracles.report import (
     Changed,
     Expected,
     Lost,
@@ -22,7 +21,8 @@ from .oracles.report import (
     expected_entries,
     value_of,
 )
-from .strategies import scenarios
+from stategraph.testing.strategies import scenarios
+
 from .test_cascade import revisions
 
 
@@ -59,13 +59,10 @@ def changed_of(report: Report) -> tuple[Changed, ...]:
 
 
 @given(scenarios())
-def test_every_report_field_is_the_oracles(scenario: object) -> None:
+def test_every_report_field_is_the_oracles(scenario: Scenario) -> None:
     """Entries (which states, in what order, and every field), the changed states, the cone
     size and the edges all equal oracle (c); a kept or restored state names a justification of
     its own that holds, and no other verdict names one."""
-    from .graphs import Scenario
-
-    assert isinstance(scenario, Scenario)
     for step in revisions(scenario):
         report = step.report
         where = f"after {step.change!r}"

@@ -15,11 +15,10 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from stategraph import Truth
-
-from .graphs import DERIVED_KINDS, ChangeSpec, Just, Node, Scenario
-from .harness import assert_matches_oracle, replay
-from .real_engine import StategraphEngine
-from .strategies import scenarios
+from stategraph.testing.engine import StategraphEngine
+from stategraph.testing.graphs import DERIVED_KINDS, ChangeSpec, Just, Node, Scenario
+from stategraph.testing.harness import assert_matches_oracle, replay
+from stategraph.testing.strategies import scenarios
 
 
 @st.composite

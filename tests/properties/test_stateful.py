@@ -28,11 +28,10 @@ from hypothesis.stateful import (
 )
 
 from stategraph.errors import InvalidChangeError, NotHoldingError
-
-from .graphs import DERIVED_KINDS, FACT, ChangeSpec, Just, Mirror, Node
-from .harness import assert_matches_oracle
-from .real_engine import StategraphEngine
-from .strategies import GHOSTS, change
+from stategraph.testing.engine import StategraphEngine
+from stategraph.testing.graphs import DERIVED_KINDS, FACT, ChangeSpec, Just, Mirror, Node
+from stategraph.testing.harness import assert_matches_oracle
+from stategraph.testing.strategies import GHOSTS, change
 
 
 class MemoryMachine(RuleBasedStateMachine):

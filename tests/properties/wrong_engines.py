@@ -1,7 +1,8 @@
 """Two deliberately wrong engines: the property suite must catch both.
 
-Each keeps a :class:`~.graphs.Mirror` of its contents and recomputes what holds from scratch
-with a plausible but wrong semantics, the two mistakes the design brief warns about:
+Each keeps a :class:`~stategraph.testing.graphs.Mirror` of its contents and recomputes what
+holds from scratch with a plausible but wrong semantics, the two mistakes the design brief
+warns about:
 
 - :class:`SupportedModelEngine`: "a state holds if some justification's premises hold",
   computed as a fixpoint from above (start with everything active, drop what has no
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .graphs import FACT, ChangeSpec, Just, Mirror, Node
+from stategraph.testing.graphs import FACT, ChangeSpec, Just, Mirror, Node
 
 
 class _MirrorEngine:

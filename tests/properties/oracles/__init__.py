@@ -1,6 +1,5 @@
-"""Independent oracles for the well-founded model of a support graph.
+"""The pyDatalog second opinion on positive programs (``datalog``), for the oracles' own tests.
 
-``wfm`` is the primary oracle (plain Python, alternating fixpoint, any program);
-``datalog`` is the second opinion on positive programs, computed by pyDatalog.
-Neither imports anything from ``stategraph``.
+The primary oracles are public, in :mod:`stategraph.testing.oracles`; this one needs pyDatalog,
+a test dependency only.
 """

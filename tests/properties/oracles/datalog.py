@@ -1,8 +1,9 @@
 """Oracle (b): the second opinion on *positive* programs, computed by pyDatalog.
 
 pyDatalog evaluates Datalog by SLG resolution with tabling, a different algorithm from the
-alternating fixpoint of :mod:`.wfm`: for a positive program both must give the least model, and
-the well-founded model of a positive program has no undefined atom. It is slow (it parses rule
+alternating fixpoint of :mod:`stategraph.testing.oracles.wfm`: for a positive program both
+must give the least model, and the well-founded model of a positive program has no undefined
+atom. It is slow (it parses rule
 text and keeps a process-wide knowledge base), so use it only on small graphs: tens of atoms.
 Programs with ``unless`` are refused rather than approximated.
 """
@@ -13,7 +14,7 @@ from collections.abc import Iterable
 
 from pyDatalog import pyDatalog
 
-from .wfm import Rule
+from stategraph.testing.oracles.wfm import Rule
 
 
 def _encode(

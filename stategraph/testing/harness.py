@@ -1,9 +1,10 @@
 """The engine-adapter protocol and the core property, shared by real and wrong engines.
 
 Every property that only needs "what holds now" is written against :class:`Engine`, so the same
-check runs against the real stategraph engine (``real_engine``) and against the deliberately
-wrong engines (``wrong_engines``). A suite that passes on a wrong engine proves nothing; the
-meta-test uses this seam to show that the core property fails on each of them.
+check runs against the real stategraph engine (:mod:`stategraph.testing.engine`) and against
+any other: the project's own suite runs it against deliberately wrong engines
+(``tests/properties/wrong_engines.py``), to show that the core property fails on each of them.
+A suite that passes on a wrong engine proves nothing.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from .graphs import ChangeSpec, Just, Mirror, Node, Scenario
+from stategraph.testing.graphs import ChangeSpec, Just, Mirror, Node, Scenario
 
 
 class Engine(Protocol):

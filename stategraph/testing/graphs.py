@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .oracles.wfm import Model, Rule, well_founded_model
+from stategraph.testing.oracles.wfm import Model, Rule, well_founded_model
 
 FACT = "fact"
 DERIVED_KINDS = ("belief", "plan", "action")

@@ -31,12 +31,12 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from .graphs import DERIVED_KINDS, FACT, ChangeSpec, Just, Mirror, Node, Scenario
+from stategraph.testing.graphs import DERIVED_KINDS, FACT, ChangeSpec, Just, Mirror, Node, Scenario
 
 GHOSTS = ("g0", "g1", "g2", "g3")
+"""Ids that ``unless`` may name before any state has them (defaults awaiting a blocker)."""
 ANCHOR = "t"
 """Prefix of the anchors' ids (see the module docstring)."""
-"""Ids that ``unless`` may name before any state has them (defaults awaiting a blocker)."""
 
 OPERATIONS = ("retract", "assert", "supersede", "add", "remove")
 
@@ -192,7 +192,7 @@ def _negative_ring(
     """
     size = draw(st.integers(2, min(3, room)))
     ids = [f"s{start + k}" for k in range(size)]
-    ring = []
+    ring: list[tuple[Node, tuple[Just, ...]]] = []
     for k, sid in enumerate(ids):
         n = node(draw, sid, derived_ok=True)
         if n.kind == FACT:

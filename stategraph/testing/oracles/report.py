@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..graphs import FACT, ChangeSpec, Just, Mirror, hop_distances
-from .wfm import Model
+from stategraph.testing.graphs import FACT, ChangeSpec, Just, Mirror, hop_distances
+from stategraph.testing.oracles.wfm import Model
 
 TRUE, FALSE, UNDEFINED = "true", "false", "undefined"
 

@@ -1,0 +1,76 @@
+"""Oracle (d): what must hold over the justifications a memory has *recorded*.
+
+The mirror (:mod:`stategraph.testing.graphs`) models what a memory must contain after a
+sequence of declared changes. A memory with rule packs, a grounder, candidate proposal or a
+judge adds justifications of its own, which the mirror cannot foresee; this oracle takes them
+as given and says what must hold over them, from scratch (:mod:`.wfm`): the well-founded model
+of the program they make, where, as ``docs/revision.md`` has it, an unchecked candidate
+premise ``p`` of a ``recovered`` justification is an auxiliary atom ``c`` with ``c :- p`` and
+``c :- not c`` (true while ``p`` holds, undefined once it does not), and a candidate checked
+independent drops out of the body.
+
+It reads the memory's states and justifications as data and none of the engine's logic, so a
+revision that solves the wrong cone, keeps a stale value or mishandles a candidate disagrees
+with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from stategraph.memory import Memory
+from stategraph.model import EdgeCheck, Justification
+from stategraph.testing.oracles.wfm import Model, Rule, well_founded_model
+
+__all__ = ["assert_follows_recorded_program", "recorded_model", "recorded_rules"]
+
+
+def recorded_rules(justs: Iterable[Justification]) -> list[Rule]:
+    """The program of the recorded justifications, candidates as auxiliary atoms."""
+    rules: list[Rule] = []
+    for j in justs:
+        candidates = set(j.candidates())
+        checked_out = {p for p, c in j.checked.items() if c is EdgeCheck.independent}
+        body = []
+        for p in j.premises:
+            if p in checked_out:
+                continue
+            if p in candidates:
+                aux = f"candidate|{j.head}|{','.join(j.premises)}|{p}"
+                rules += [(aux, (p,), ()), (aux, (), (aux,))]
+                body.append(aux)
+            else:
+                body.append(p)
+        rules.append((j.head, tuple(body), j.unless))
+    return rules
+
+
+def recorded_model(memory: Memory) -> Model:
+    """The well-founded model of ``memory``'s active facts and the recorded justifications of
+    its active states, restricted to its states (auxiliary atoms left out)."""
+    states = memory.states()
+    active = {s.id for s in states if memory.is_active(s.id)}
+    facts = {s.id for s in states if s.id in active and memory.policy.is_exogenous(s)}
+    justs = [j for j in memory.justifications() if j.head in active]
+    model = well_founded_model(facts, recorded_rules(justs))
+    ids = frozenset(s.id for s in states)
+    return Model(model.true & ids, model.undefined & ids)
+
+
+def assert_follows_recorded_program(memory: Memory, where: str = "") -> None:
+    """The memory's holding and undefined sets are :func:`recorded_model`'s.
+
+    Raises:
+        AssertionError: naming the states on which they differ.
+    """
+    model = recorded_model(memory)
+    holding, undefined = memory.holding(), memory.undefined()
+    at = f" {where}" if where else ""
+    assert holding == model.true, (
+        f"holding set{at} differs from the recorded program's model; memory-only "
+        f"{sorted(holding - model.true)}, oracle-only {sorted(model.true - holding)}"
+    )
+    assert undefined == model.undefined, (
+        f"undefined set{at} differs from the recorded program's model; memory "
+        f"{sorted(undefined)}, oracle {sorted(model.undefined)}"
+    )
