@@ -210,8 +210,9 @@ class Memory:
         max_cone: the most states one revision may walk and solve, level by level from the
             change (the states it names always are); past it, as past ``max_depth``, with
             cause ``cone_limit``. None: no cap. See ``docs/revision.md``, "A bounded revision".
-        rules: rule packs (``rules/packs/<name>.lp``, or ``"all"``) that link states through
-            their atoms (see :mod:`stategraph.linking`). Persisted in the store.
+        rules: rule packs (``rules/packs/<name>.lp`` by name, ``"all"``, or the path of a
+            ``.lp`` file of your own) that link states through their atoms (see
+            :mod:`stategraph.linking`). Persisted in the store.
         grounder: a registered grounder (``"stategraph.rule_grounder.v1"``) that fills the
             atoms of states added with text and no atoms. Persisted in the store.
         candidates: proposes candidate premises for a derived state added without a basis

@@ -40,6 +40,7 @@ import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import clingo
@@ -298,11 +299,24 @@ def list_packs() -> list[str]:
 
 @functools.cache
 def load_pack(name: str) -> RulePack:
-    """Load, parse and check a shipped pack by name (cached).
+    """Load, parse and check a shipped pack by name, or a pack of your own by path (cached).
+
+    A name ending in ``.lp`` is a file of the caller's (relative to the working directory),
+    so that a user can link memories with rules of their own domain without adding them to
+    the package; its rule ids use the file's stem (``mypack:12``). Like a shipped pack, it is
+    read once per process.
 
     Raises:
-        RulePackError: when no such pack ships or it is malformed.
+        RulePackError: when no such pack ships (or the file cannot be read) or it is
+            malformed.
     """
+    if name.endswith(".lp"):
+        path = Path(name)
+        try:
+            own = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RulePackError(name, f"cannot read the file: {exc}") from exc
+        return RulePack.from_text(path.stem, own)
     try:
         text = read_text("rules", f"packs/{name}.lp")
     except ResourceNotFoundError as exc:
