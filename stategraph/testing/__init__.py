@@ -10,7 +10,10 @@ hold *their* memory (their policy, rule packs, grounder) to the same contract in
 - :mod:`~stategraph.testing.oracles`: the well-founded model by the alternating fixpoint in
   plain Python, every field of a report, and the model of a memory's recorded justifications;
 - :mod:`~stategraph.testing.harness` and :mod:`~stategraph.testing.engine`: replay a scenario
-  on an engine, and the adapter to a real :class:`~stategraph.Memory`.
+  on an engine, and the adapter to a real :class:`~stategraph.Memory`;
+- :mod:`~stategraph.testing.properties`: the ready properties (well-founded oracle, locality,
+  determinism, incremental = rebuild), each one call inside your own ``@given`` test, for a
+  memory made by your own factory.
 
 Hypothesis is needed here only (``pip install "stategraph[testing]"``); nothing else in
 stategraph imports this package.
@@ -30,9 +33,20 @@ from stategraph.testing.graphs import ChangeSpec, Just, Mirror, Node, Scenario, 
 from stategraph.testing.harness import Engine, assert_matches_oracle, build, check_core, replay
 from stategraph.testing.oracles.program import assert_follows_recorded_program, recorded_model
 from stategraph.testing.oracles.wfm import Model, well_founded_model
+from stategraph.testing.properties import (
+    PROPERTIES,
+    Property,
+    assert_links_from_scratch,
+    assert_rebuild_agrees,
+    check_determinism,
+    check_locality,
+    check_oracle,
+    check_rebuild,
+)
 from stategraph.testing.strategies import programs, scenarios
 
 __all__ = [
+    "PROPERTIES",
     "ChangeSpec",
     "Engine",
     "Just",
@@ -40,12 +54,19 @@ __all__ = [
     "Mirror",
     "Model",
     "Node",
+    "Property",
     "Scenario",
     "StategraphEngine",
     "assert_follows_recorded_program",
+    "assert_links_from_scratch",
     "assert_matches_oracle",
+    "assert_rebuild_agrees",
     "build",
     "check_core",
+    "check_determinism",
+    "check_locality",
+    "check_oracle",
+    "check_rebuild",
     "hop_distances",
     "kinds_for",
     "programs",

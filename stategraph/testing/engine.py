@@ -66,7 +66,8 @@ def to_state(node: Node, kinds: Mapping[str, str] | None = None) -> State:
     """The engine's State for a test node (the text just names it), of the kind ``kinds``
     maps its kind to (by default its own)."""
     kind = kinds.get(node.kind, node.kind) if kinds else node.kind
-    return State(id=node.id, kind=kind, text=f"{node.kind} {node.id}", status=node.status)
+    text = f"{node.kind} {node.id}"
+    return State(id=node.id, kind=kind, text=text, status=node.status, atoms=node.atoms)
 
 
 def to_justification(j: Just) -> Justification:

@@ -22,15 +22,22 @@ DERIVED_KINDS = ("belief", "plan", "action")
 
 @dataclass(frozen=True, order=True)
 class Node:
-    """A state as the tests see it: id, kind and (for actions) status."""
+    """A state as the tests see it: id, kind, (for actions) status, and grounded atoms.
+
+    The atoms matter only to a memory with rule packs (they are how its rules link states);
+    the mirror ignores them, so a scenario with atoms is held to the recorded program
+    (:mod:`stategraph.testing.oracles.program`) instead.
+    """
 
     id: str
     kind: str = FACT
     status: str | None = None
+    atoms: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         status = f"[{self.status}]" if self.status else ""
-        return f"{self.kind}:{self.id}{status}"
+        atoms = f"{{{', '.join(self.atoms)}}}" if self.atoms else ""
+        return f"{self.kind}:{self.id}{status}{atoms}"
 
 
 @dataclass(frozen=True, order=True)

@@ -20,8 +20,9 @@ class Engine(Protocol):
 
     name: str
 
-    def add(self, node: Node, justs: Sequence[Just]) -> None:
-        """Add a new state with its justifications (premises already exist)."""
+    def add(self, node: Node, justs: Sequence[Just]) -> object:
+        """Add a new state with its justifications (premises already exist); returns the
+        engine's report, if it makes one."""
 
     def revise(self, change: ChangeSpec) -> object:
         """Apply one change atomically; returns the engine's report, if it makes one."""

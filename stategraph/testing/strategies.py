@@ -23,11 +23,17 @@ What the generated graphs contain, and why:
   justification is as low and sorts first: no support may rest on it, since the other
   state's falsity hinges on the state it would support).
 
+With ``atoms`` (a user's vocabulary of grounded atoms), every state written or asserted
+also carries 0-2 of them, so that a memory with rule packs links the generated states through
+its rules; without, nothing is drawn for atoms and the examples are as before.
+
 Choices are drawn so that Hypothesis shrinks towards the plain case (no ``unless``, no extra
 edges, facts and retractions), which keeps counterexamples short.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from hypothesis import strategies as st
 
@@ -61,11 +67,18 @@ def _unless(draw: st.DrawFn, pool: list[str], negation: bool, percent: int = 20)
     return draw(st.lists(st.sampled_from(pool), min_size=1, max_size=2, unique=True))
 
 
-def node(draw: st.DrawFn, sid: str, *, derived_ok: bool) -> Node:
-    """A state with a kind (and a status for actions)."""
+def _atoms(draw: st.DrawFn, pool: Sequence[str]) -> tuple[str, ...]:
+    """0-2 atoms of the pool (nothing drawn when it is empty); shrinks towards none."""
+    if not pool:
+        return ()
+    return tuple(sorted(draw(st.lists(st.sampled_from(pool), max_size=2, unique=True))))
+
+
+def node(draw: st.DrawFn, sid: str, *, derived_ok: bool, atoms: Sequence[str] = ()) -> Node:
+    """A state with a kind (and a status for actions, and atoms of the pool ``atoms``)."""
     kind = draw(st.sampled_from((FACT, *DERIVED_KINDS))) if derived_ok else FACT
     status = draw(st.sampled_from(("pending", "executed"))) if kind == "action" else None
-    return Node(sid, kind, status)
+    return Node(sid, kind, status, _atoms(draw, atoms))
 
 
 def justification(
@@ -105,8 +118,15 @@ def _cycles(draw: st.DrawFn, derived: list[str], ids: list[str], negation: bool)
     return extra
 
 
-def change(draw: st.DrawFn, mirror: Mirror, counter: list[int], negation: bool) -> ChangeSpec:
-    """A valid change for ``mirror`` with 1-3 operations (``counter`` numbers new ids)."""
+def change(
+    draw: st.DrawFn,
+    mirror: Mirror,
+    counter: list[int],
+    negation: bool,
+    atoms: Sequence[str] = (),
+) -> ChangeSpec:
+    """A valid change for ``mirror`` with 1-3 operations (``counter`` numbers new ids; new
+    facts carry atoms of the pool ``atoms``)."""
     retract: list[str] = []
     asserted: list[Node] = []
     supersede: list[tuple[str, Node]] = []
@@ -117,8 +137,12 @@ def change(draw: st.DrawFn, mirror: Mirror, counter: list[int], negation: bool) 
     def busy() -> set[str]:
         return set(retract) | {o for o, _ in supersede} | {j.head for j in add + remove}
 
+    # With atoms, a memory's rules may link a head by the very premises the scenario declares
+    # for it: the memory then holds one justification (the rule's), which the mirror cannot
+    # foresee, so removing "the declared one" is left out of such scenarios.
+    operations = tuple(o for o in OPERATIONS if o != "remove") if atoms else OPERATIONS
     for _ in range(draw(st.integers(1, 3))):
-        op = draw(st.sampled_from(OPERATIONS))
+        op = draw(st.sampled_from(operations))
         free = sorted(mirror.active - busy())
         if op in ("retract", "supersede") and free:
             anchors = [s for s in free if s.startswith(ANCHOR)]
@@ -127,7 +151,7 @@ def change(draw: st.DrawFn, mirror: Mirror, counter: list[int], negation: bool) 
                 retract.append(target)
             else:
                 counter[0] += 1
-                supersede.append((target, Node(f"r{counter[0]}")))
+                supersede.append((target, Node(f"r{counter[0]}", atoms=_atoms(draw, atoms))))
         elif op == "add":
             heads = [s for s in free if mirror.is_derived_active(s)]
             if heads:
@@ -154,7 +178,7 @@ def change(draw: st.DrawFn, mirror: Mirror, counter: list[int], negation: bool) 
             ghosts = [g for g in GHOSTS if g not in taken] if negation else []
             counter[0] += 1
             sid = draw(st.sampled_from([*ghosts, f"n{counter[0]}"]))
-            asserted.append(Node(sid))
+            asserted.append(Node(sid, atoms=_atoms(draw, atoms)))
     if not (retract or asserted or supersede or add or remove):
         # Every drawn operation lacked a target: the engine refuses an empty change, so assert
         # a new fact instead (no draw, so every other example stays the same).
@@ -168,10 +192,10 @@ def change(draw: st.DrawFn, mirror: Mirror, counter: list[int], negation: bool) 
 
 
 def _node_with_support(
-    draw: st.DrawFn, sid: str, earlier: list[str], negation: bool
+    draw: st.DrawFn, sid: str, earlier: list[str], negation: bool, atoms: Sequence[str] = ()
 ) -> tuple[Node, tuple[Just, ...]]:
     """A new state; a derived one gets 1-4 alternative justifications over earlier states."""
-    n = node(draw, sid, derived_ok=bool(earlier))
+    n = node(draw, sid, derived_ok=bool(earlier), atoms=atoms)
     justs: list[Just] = []
     if n.kind != FACT:
         for _ in range(draw(st.integers(1, 4))):
@@ -245,12 +269,15 @@ def scenarios(
     max_changes: int = 3,
     negation: bool = True,
     gadgets: bool = True,
+    atoms: Sequence[str] = (),
 ) -> Scenario:
     """A memory of up to ``max_nodes`` states, extra edges, then 1..``max_changes`` changes.
 
     ``negation=False`` gives positive programs only (no ``unless``, no ghosts), for the
     pyDatalog second opinion. ``gadgets=False`` leaves out the anchored shapes (module
-    docstring), for tests about generic graphs.
+    docstring), for tests about generic graphs. ``atoms`` is a vocabulary of grounded atoms
+    (``"subscribed(u,tv)"``) for a memory with rule packs: the states written, asserted and
+    superseding carry 0-2 of them each, so that the memory's rules link them.
     """
     mirror = Mirror()
     nodes: list[tuple[Node, tuple[Just, ...]]] = []
@@ -262,7 +289,7 @@ def scenarios(
         if negation and earlier and room >= 2 and _chance(draw, 12):
             batch = _negative_ring(draw, len(nodes), earlier, room)
         else:
-            batch = [_node_with_support(draw, f"s{len(nodes)}", earlier, negation)]
+            batch = [_node_with_support(draw, f"s{len(nodes)}", earlier, negation, atoms)]
         for n, justs in batch:
             nodes.append((n, justs))
             mirror.add(n, justs)
@@ -274,7 +301,8 @@ def scenarios(
         mirror.apply(ChangeSpec(add=extra))
     counter = [0]
     changes = tuple(
-        change(draw, mirror, counter, negation) for _ in range(draw(st.integers(1, max_changes)))
+        change(draw, mirror, counter, negation, atoms)
+        for _ in range(draw(st.integers(1, max_changes)))
     )
     return Scenario(tuple(nodes), extra, changes)
 

@@ -24,8 +24,7 @@ from hypothesis import strategies as st
 from stategraph import Memory
 from stategraph.bench.perf.textgen import generate
 from stategraph.grounding.packs import list_packs
-from stategraph.linking import link_from_scratch
-from stategraph.model import Origin
+from stategraph.testing.properties import assert_links_from_scratch
 
 GOLDEN = Path(__file__).parent.parent / "grounding" / "golden"
 
@@ -54,15 +53,6 @@ step = st.one_of(
 )
 
 
-def rule_justifications(mem: Memory) -> set[tuple[object, ...]]:
-    return {(j.key, j.rules) for j in mem.justifications() if j.origin is Origin.rule}
-
-
-def reference(mem: Memory) -> set[tuple[object, ...]]:
-    found = link_from_scratch(mem.states(), mem.rules, mem.policy)
-    return {(j.key, j.rules) for j in found}
-
-
 @given(st.integers(0, 10_000), st.lists(step, min_size=1, max_size=30))
 def test_incremental_linking_equals_linking_from_scratch(
     base: int, steps: list[tuple[str, int, object]]
@@ -86,4 +76,4 @@ def test_incremental_linking_equals_linking_from_scratch(
             facts.append(sid)
         elif op == "retract" and facts:
             mem.retract(facts.pop(pick % len(facts)))
-        assert rule_justifications(mem) == reference(mem), f"after step {n}: {op}"
+        assert_links_from_scratch(mem, f"after step {n}: {op}")

@@ -25,6 +25,18 @@ from .wrong_engines import WRONG_ENGINES
 META_EXAMPLES = 300
 """Fixed budget per wrong engine, whatever the profile: the meta-test must be reproducible."""
 
+FALSIFY = settings(
+    max_examples=META_EXAMPLES,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    phases=(Phase.explicit, Phase.generate, Phase.shrink),
+    print_blob=False,
+    report_multiple_bugs=False,
+)
+"""How a test that must falsify a property runs (here, and for ``tests/testing``): the fixed
+budget, the same examples every run, shrinking on, one failure reported."""
+
 FLAW_SIGNS = {
     "wrong:supported-model": "oracle-only []",  # keeps states the WFM drops: a dead cycle
     "wrong:no-alternatives": "engine-only []",  # drops states the WFM keeps: lost alternative
@@ -38,15 +50,7 @@ def test_core_property_falsifies_wrong_engine(name: str) -> None:
     factory: EngineFactory = WRONG_ENGINES[name]
     failing: list[Scenario] = []
 
-    @settings(
-        max_examples=META_EXAMPLES,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        phases=(Phase.explicit, Phase.generate, Phase.shrink),
-        print_blob=False,
-        report_multiple_bugs=False,
-    )
+    @FALSIFY
     @given(scenarios(negation=False, gadgets=False))
     def core_property(scenario: Scenario) -> None:
         try:
