@@ -36,6 +36,10 @@ _WATCHES = "link_watches"
 _REPLACEABLE = frozenset({Origin.recovered, Origin.assumed, Origin.rule})
 """Origins a rule derivation with the same premises replaces (or refreshes)."""
 
+_UNREAD = "superseded"
+"""The method of a candidate left by a rule link through a fact whose replacement the
+grounder could not read (:meth:`Preparer.unread_replacements`)."""
+
 __all__ = ["Preparer"]
 
 
@@ -85,7 +89,50 @@ class Preparer:
         checked = tuple(self.check(j, change, links) for j in change.add_justifications)
         if checked != change.add_justifications:
             change = change.model_copy(update={"add_justifications": checked})
-        return change, compatible, writes
+        return self.unread_replacements(change), compatible, writes
+
+    def unread_replacements(self, change: Change) -> Change:
+        """Leave to the judge what a fact's unreadable replacement still supports.
+
+        A replacement the grounder reads nothing in says nothing to the rules: whether it
+        still carries what the rules derived from the fact it replaces is unknown, not false
+        (a text that grounds to nothing is never given atoms, so its silence is not
+        evidence). Each rule justification citing the superseded fact therefore becomes a
+        ``recovered`` one whose only candidate is that fact (method ``superseded``; its
+        other premises are checked dependencies): its head is undecided once nothing else
+        carries it, so the judge is asked (with the replacement quoted) or, without one, the
+        head is flagged instead of silently invalidated. A replacement with atoms is left to
+        the rules, which decide it either way.
+        """
+        if self.linker is None or self.grounder is None:
+            return change
+        unread = [s.id for s in change.supersede if not s.with_.atoms and s.with_.text]
+        if not unread:
+            return change
+        touched = {j.key for j in (*change.add_justifications, *change.remove_justifications)}
+        added: list[Justification] = []
+        for old in unread:
+            found = self.store.state(old)
+            if found is None or not found[0].atoms:
+                continue  # it carried no atoms: the rules derived nothing from it
+            for j in self.store.citing(old):
+                if j.origin is not Origin.rule or old not in j.premises or j.key in touched:
+                    continue
+                others = {p: EdgeCheck.dependency for p in j.premises if p != old}
+                added.append(
+                    j.model_copy(
+                        update={
+                            "origin": Origin.recovered,
+                            "checked": others,
+                            "proposed": {old: _UNREAD},
+                        }
+                    )
+                )
+        if not added:
+            return change
+        return change.model_copy(
+            update={"add_justifications": change.add_justifications + tuple(added)}
+        )
 
     def propose(self, change: Change) -> Change:
         """Give each derived state asserted without a basis its candidates, or an assumption.
@@ -204,7 +251,12 @@ class Preparer:
             added = [
                 j
                 for k, j in produced.items()
-                if k not in stored or (stored[k].origin in _REPLACEABLE and stored[k] != j)
+                if k not in stored
+                or (
+                    stored[k].origin in _REPLACEABLE
+                    and stored[k] != j
+                    and _UNREAD not in stored[k].proposed.values()
+                )
             ]
             stale = [j for k, j in stored.items() if j.origin is Origin.rule and k not in produced]
         compatible = frozenset(

@@ -260,3 +260,71 @@ def test_what_rests_on_a_possibly_defeated_memory_is_in_doubt_too() -> None:
     flagged = {e.id: (e.depth, e.reason.undecided) for e in report.entries}
     assert flagged == {"b1": (1, ("f2",)), "p1": (2, ("b1",))}
     assert mem.truth("p1") is Truth.true and report.invalidated == []
+
+
+MOVE_TEXT = "The user plans to move from Shanghai to Shenzhen in December 2026"
+UNREAD = "The user changed their mind about it"  # the grounder reads nothing in it
+
+
+def move_memory(judge: Scripted | None = None, path: Path | None = None) -> Memory:
+    """A belief the rules link to a move; no candidates proposed, so only the rules link."""
+    mem = Memory(
+        path, rules="all", grounder="stategraph.rule_grounder.v1", judge=judge, candidates=None
+    )
+    mem.fact("m1", MOVE_TEXT)
+    mem.belief("m2", "Commute times are computed for Shenzhen Nanshan")
+    return mem
+
+
+def test_an_unreadable_replacement_leaves_rule_links_to_the_judge() -> None:
+    mem = move_memory()
+    (linked,) = mem.justifications("m2")
+    assert linked.origin is Origin.rule
+    report = mem.supersede("m1", {"id": "m1b", "text": UNREAD})
+    # The grounder reads nothing in m1b: whether it still carries m2 is not known.
+    assert report.invalidated == [] and report.needs_confirmation == ["m2"]
+    assert report.entry("m2").reason.cause == "unverified_candidate"  # type: ignore[union-attr]
+    (j,) = mem.justifications("m2")
+    assert (j.origin, j.premises, j.proposed, j.rules) == (
+        Origin.recovered,
+        ("m1",),
+        {"m1": "superseded"},
+        linked.rules,
+    )
+
+
+@pytest.mark.parametrize(
+    ("answer", "value"), [(depends, Truth.false), (holds_on_first, Truth.true)]
+)
+def test_the_judge_says_what_an_unreadable_replacement_carries(
+    answer: Answer, value: Truth
+) -> None:
+    judge = Scripted(answer)
+    mem = move_memory(judge)
+    mem.supersede("m1", {"id": "m1b", "text": UNREAD})
+    ((asked),) = judge.asked
+    assert (asked.head.id, asked.premise.id, asked.premise_change) == ("m2", "m1", "superseded")
+    assert asked.replacement is not None and asked.replacement.id == "m1b"
+    assert mem.truth("m2") is value
+
+
+def test_a_readable_replacement_is_decided_by_the_rules() -> None:
+    judge = Scripted(holds_on_first)
+    mem = move_memory(judge)
+    report = mem.supersede(
+        "m1", {"id": "m1b", "text": "The user plans to move from Shanghai to Hangzhou in 2026"}
+    )
+    assert report.invalidated == ["m2"] and judge.asked == []
+
+
+def test_relinking_keeps_the_candidate_an_unreadable_replacement_left() -> None:
+    mem = move_memory()
+    mem.supersede("m1", {"id": "m1b", "text": UNREAD})
+    # A new move relinks m2: it carries m2 now, and the candidate through m1 must not turn
+    # back into the rule link (which would settle it without anyone deciding).
+    mem.fact("m3", "The user will move from Shanghai to Shenzhen in December 2026")
+    assert mem.truth("m2") is Truth.true
+    assert {(j.origin, j.premises) for j in mem.justifications("m2")} == {
+        (Origin.recovered, ("m1",)),
+        (Origin.rule, ("m3",)),
+    }
