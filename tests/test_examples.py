@@ -24,6 +24,19 @@ EXPECTED = {
         "a3: invalidated",
         "consequences: {'a3': 'cancel'}",
     ],
+    "medication.py": [
+        "dispensed: needs_confirmation -> review",
+        "dose: needs_confirmation -> review",
+        "refill: invalidated -> cancel",
+        "untouched: ['dx', 'hba1c']",
+        "allergy recorded: ['abx']",
+        "allergy retracted: ['abx']",
+        "pending review: dose (no_support) Administered metformin 500 mg at 08:00",
+        "pending after review: []",
+        "confirmed by nurse.kim on 2026-03-02T09:00:00+00:00: Given as prescribed",
+        "audit: 12 entries exported, chain verified, 12 replayed identically",
+    ],
+    "test_my_rule_pack.py": ["4 properties held on 50 examples each"],
 }
 
 
