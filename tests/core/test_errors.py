@@ -159,3 +159,116 @@ def test_bad_because_shape(mem: Memory) -> None:
 def test_negative_max_depth() -> None:
     with pytest.raises(InvalidInputError, match="max_depth"):
         Memory(max_depth=-1)
+
+
+_UNKNOWN = ": add the state first, or check the spelling"
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "says", "data"),
+    [
+        (
+            {},
+            InvalidChangeError,
+            "invalid change (change): nothing to change: name states to retract, assert or "
+            "supersede, or justifications to add or remove",
+            {"field": "change", "state_id": ""},
+        ),
+        (
+            {"assert": [{"id": "f"}]},
+            InvalidChangeError,
+            "invalid change (assert): state id 'f' already exists",
+            {"field": "assert", "state_id": "f"},
+        ),
+        (
+            {"supersede": {"id": "b", "with": {"id": "f"}}},
+            InvalidChangeError,
+            "invalid change (supersede): state id 'f' already exists",
+            {"field": "supersede", "state_id": "f"},
+        ),
+        (
+            {"assert": [{"id": "x"}], "supersede": {"id": "f", "with": {"id": "x"}}},
+            InvalidChangeError,
+            "invalid change (supersede): state id 'x' appears twice in this change (in assert "
+            "and supersede): give each new state its own id",
+            {"field": "supersede", "state_id": "x"},
+        ),
+        (
+            {"retract": ["nope"]},
+            UnknownStateError,
+            "unknown state id 'nope' (named in retract)" + _UNKNOWN,
+            {"state_id": "nope", "context": "named in retract"},
+        ),
+        (
+            {"supersede": {"id": "nope", "with": {"id": "g"}}},
+            UnknownStateError,
+            "unknown state id 'nope' (named in supersede)" + _UNKNOWN,
+            {"state_id": "nope", "context": "named in supersede"},
+        ),
+        (
+            {"retract": ["f"], "supersede": {"id": "f", "with": {"id": "g"}}},
+            InvalidChangeError,
+            "invalid change (supersede): state id 'f' appears twice in this change (in retract "
+            "and supersede): retract it or supersede it, once",
+            {"field": "supersede", "state_id": "f"},
+        ),
+        (
+            {"retract": ["gone"]},
+            InvalidChangeError,
+            "invalid change (retract): state 'gone' is already inactive",
+            {"field": "retract", "state_id": "gone"},
+        ),
+        (
+            {"supersede": {"id": "gone", "with": {"id": "g"}}},
+            InvalidChangeError,
+            "invalid change (supersede): state 'gone' is already inactive",
+            {"field": "supersede", "state_id": "gone"},
+        ),
+        (
+            {"add_justifications": [{"head": "ghost", "premises": ["f"]}]},
+            UnknownStateError,
+            "unknown state id 'ghost' (head of an added justification)" + _UNKNOWN,
+            {"state_id": "ghost", "context": "head of an added justification"},
+        ),
+        (
+            {"add_justifications": [{"head": "f", "premises": ["b"]}]},
+            InvalidChangeError,
+            "invalid change (add_justifications): 'f' is a fact, which holds without "
+            "justification; justify a derived state (belief, plan, action) instead",
+            {"field": "add_justifications", "state_id": "f"},
+        ),
+        (
+            {"add_justifications": [{"head": "b", "premises": ["ghost"]}]},
+            UnknownStateError,
+            "unknown state id 'ghost' (premise of b)" + _UNKNOWN,
+            {"state_id": "ghost", "context": "premise of b"},
+        ),
+        (
+            {
+                "add_justifications": [
+                    {"head": "b", "premises": ["f"], "checked": {"zz": "independent"}}
+                ]
+            },
+            InvalidChangeError,
+            "invalid change (add_justifications): checked premise 'zz' is not a premise",
+            {"field": "add_justifications", "state_id": "b"},
+        ),
+        (
+            {"remove_justifications": [{"head": "b", "premises": ["x"], "unless": ["y"]}]},
+            InvalidChangeError,
+            "invalid change (remove_justifications): 'b' has no justification ['x'] unless ['y']",
+            {"field": "remove_justifications", "state_id": "b"},
+        ),
+    ],
+)
+def test_each_refusal_word_for_word(
+    mem: Memory, change: dict[str, Any], error: type[Exception], says: str, data: dict[str, str]
+) -> None:
+    """What a refused change says, and the field and id it names, exactly: a caller shows the
+    words to a user and acts on the data (the part of the change to fix, the id at fault)."""
+    mem.fact("gone", "retracted before the change")
+    mem.retract("gone")
+    with pytest.raises(error) as info:
+        mem.revise(change)
+    assert str(info.value) == says
+    assert {k: getattr(info.value, k) for k in data} == data
