@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from stategraph import Change, Justification, Memory, State
 from stategraph.model import EdgeCheck, Origin
+from stategraph.revise import seeds
 
 
 def test_a_candidate_that_stopped_holding_is_the_cause() -> None:
@@ -82,3 +83,46 @@ def test_a_retracted_state_the_cascade_passes_does_not_end_the_report() -> None:
     mem.belief("x", because=["f"])
     mem.retract("a")
     assert mem.retract("f").invalidated == ["x"]
+
+
+def test_each_candidate_premise_counts_for_its_own_head() -> None:
+    """a's candidate f1 goes; b's candidate x is solved too (it lost f1) but holds through
+    g: a is undefined, waiting for a check, and b holds on, untouched. One candidate's node
+    must not stand in for another's, and a candidate inside the cone carries its head while
+    it holds."""
+    mem = Memory(candidates=None)
+    mem.fact("f1")
+    mem.fact("g")
+    mem.belief("x", because=[["f1"], ["g"]])
+    mem.plan("a", context=["f1"])
+    mem.plan("b", context=["x"])
+    report = mem.retract("f1")
+    assert [(e.id, e.new.value, e.reason.cause) for e in report.entries] == [
+        ("a", "undefined", "unverified_candidate"),
+        ("x", "true", "alternative_support"),
+    ]
+    assert [(e.head, e.premise, e.decided_by) for e in report.edges] == [("a", "f1", None)]
+    assert mem.holding() == {"g", "x", "b"} and mem.undefined() == {"a"}
+
+
+def test_seeds_say_how_the_change_acts_on_each_state() -> None:
+    change = Change.model_validate(
+        {
+            "retract": ["r"],
+            "supersede": [{"id": "s", "with": {"id": "s2"}}],
+            "assert": [{"id": "n"}],
+            "add_justifications": [
+                {"head": "h", "premises": ["p"]},
+                {"head": "r", "premises": ["p"]},
+            ],
+            "remove_justifications": [{"head": "k", "premises": ["p"]}],
+        }
+    )
+    assert seeds(change) == {
+        "h": "justification",
+        "k": "justification",
+        "r": "retracted",
+        "s": "superseded",
+        "n": "asserted",
+        "s2": "asserted",
+    }
