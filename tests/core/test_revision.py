@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from stategraph import Memory, Truth
-from stategraph.model import Entry
+from stategraph import Change, Justification, Memory, Truth
+from stategraph.model import DecidedBy, Entry, Origin
 
 # A graph is a list of (id, kind, because, extra): because = list of alternatives,
 # each a list of premises or {"all": [...], "unless": [...]}.
@@ -301,3 +301,50 @@ def test_checked_candidates_count_as_decided() -> None:
     )
     assert mem.retract("m4").entries == ()  # independent: losing it changes nothing
     assert mem.retract("m1").invalidated == ["m5"]
+
+
+def test_the_report_gives_its_bound_and_how_the_cone_was_solved() -> None:
+    mem = Memory(candidates=None, max_depth=7)
+    mem.fact("f")
+    report = mem.belief("u", because=[{"all": ["f"], "unless": ["v"]}])
+    assert (report.max_depth, report.method) == (7, "cone/stratified")
+    report = mem.belief("v", because=[{"all": ["f"], "unless": ["u"]}])  # a negative cycle
+    assert (report.max_depth, report.method) == (7, "cone/alternating")
+    assert mem.undefined() == {"u", "v"}
+
+
+def test_an_untouched_state_does_not_end_the_report() -> None:
+    """y rests on x, which keeps holding through g: y is skipped, and z, after it in the
+    report's order (depth, then id), is still graded."""
+    mem = Memory(candidates=None)
+    mem.fact("f")
+    mem.fact("g")
+    mem.belief("x", because=["f", "g"])
+    mem.belief("a", because=["f"])
+    mem.belief("y", because=["x"])
+    mem.belief("z", because=["a"])
+    report = mem.retract("f")
+    assert [(e.id, e.verdict.value, e.depth) for e in report.entries] == [
+        ("a", "invalidated", 1),
+        ("x", "kept", 1),
+        ("z", "invalidated", 2),
+    ]
+
+
+def test_a_candidate_edge_is_decided_by_logic_when_its_head_is_defined_anyway() -> None:
+    """x and y each rest on the unchecked candidate f; x also on the candidate g, which still
+    holds. Once f goes, x holds whatever f meant to it (logic decided that edge); y is left
+    undefined, its edge open for a judge."""
+    mem = Memory(candidates=None)
+    mem.fact("f")
+    mem.fact("g")
+    mem.belief("x", context=["f"])
+    mem.belief("y", context=["f"])
+    also = Justification(head="x", premises=["g"], origin=Origin.recovered)
+    mem.revise(Change(add_justifications=[also]))
+    report = mem.retract("f")
+    assert [(e.head, e.premise, e.decided_by) for e in report.edges] == [
+        ("x", "f", DecidedBy.logic),
+        ("y", "f", None),
+    ]
+    assert [(e.id, e.new.value) for e in report.entries] == [("x", "true"), ("y", "undefined")]
