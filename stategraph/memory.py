@@ -359,7 +359,7 @@ class Memory:
         """One attempt: compute from what the store holds now, commit if nobody else did."""
         with _paused_gc():
             asked = change  # logged as given, for replay (stategraph.audit)
-            change, compatible, link = self._preparer.prepare(change)
+            change, compatible, link = self._preparer.prepare(change, judged=judge is not None)
 
             def solve(change: Change) -> tuple[Revision, SupportGraph]:
                 cited = {x for j in change.add_justifications for x in (*j.premises, *j.unless)}

@@ -81,28 +81,34 @@ class Preparer:
         self.proposer = proposer
         self.assume = assume
 
-    def prepare(self, change: Change) -> tuple[Change, frozenset[str], LinkWrites]:
+    def prepare(
+        self, change: Change, judged: bool = False
+    ) -> tuple[Change, frozenset[str], LinkWrites]:
         """The completed change, the ids of compatibly superseded states, and what the
-        store's atom index must record with it."""
+        store's atom index must record with it (``judged``: a judge settles this revision's
+        undecided edges)."""
         change, links, compatible, writes = self.link(self.ground(change))
         change = self.replace_stand_ins(self.propose(change))
         checked = tuple(self.check(j, change, links) for j in change.add_justifications)
         if checked != change.add_justifications:
             change = change.model_copy(update={"add_justifications": checked})
-        return self.unread_replacements(change), compatible, writes
+        if judged:
+            change = self.unread_replacements(change)
+        return change, compatible, writes
 
     def unread_replacements(self, change: Change) -> Change:
-        """Leave to the judge what a fact's unreadable replacement still supports.
+        """Put to the judge what a fact's unreadable replacement still supports.
 
-        A replacement the grounder reads nothing in says nothing to the rules: whether it
-        still carries what the rules derived from the fact it replaces is unknown, not false
-        (a text that grounds to nothing is never given atoms, so its silence is not
-        evidence). Each rule justification citing the superseded fact therefore becomes a
-        ``recovered`` one whose only candidate is that fact (method ``superseded``; its
-        other premises are checked dependencies): its head is undecided once nothing else
-        carries it, so the judge is asked (with the replacement quoted) or, without one, the
-        head is flagged instead of silently invalidated. A replacement with atoms is left to
-        the rules, which decide it either way.
+        A replacement the grounder reads nothing in says nothing to the rules. Logic reads
+        that closed-world: what the rules derived only through the old fact goes, which is
+        right when the replacement undoes the fact in words the grounder misses ("the
+        conference was cancelled") and wrong when it keeps it ("moved to 9 am the same
+        day"). With a judge, it is asked instead: each rule justification citing the
+        superseded fact becomes a ``recovered`` one whose only candidate is that fact
+        (method ``superseded``; its other premises are checked dependencies), so its head is
+        undecided once nothing else carries it and the judge settles the edge with the
+        replacement quoted (past the judge's budget, the head goes to confirmation). Only
+        called when a judge is configured; a replacement with atoms is left to the rules.
         """
         if self.linker is None or self.grounder is None:
             return change

@@ -276,12 +276,21 @@ def move_memory(judge: Scripted | None = None, path: Path | None = None) -> Memo
     return mem
 
 
-def test_an_unreadable_replacement_leaves_rule_links_to_the_judge() -> None:
+def test_without_a_judge_an_unreadable_replacement_is_read_closed_world() -> None:
     mem = move_memory()
+    (linked,) = mem.justifications("m2")
+    report = mem.supersede("m1", {"id": "m1b", "text": UNREAD})
+    assert report.invalidated == ["m2"]  # nothing derives m2 any more
+    assert mem.justifications("m2") == [linked]
+
+
+def test_an_unreadable_replacement_leaves_rule_links_to_the_judge() -> None:
+    mem = move_memory(Scripted(lambda q: None))  # a judge that never answers
     (linked,) = mem.justifications("m2")
     assert linked.origin is Origin.rule
     report = mem.supersede("m1", {"id": "m1b", "text": UNREAD})
-    # The grounder reads nothing in m1b: whether it still carries m2 is not known.
+    # The grounder reads nothing in m1b: whether it still carries m2 is put to the judge,
+    # and with no answer m2 waits for a person.
     assert report.invalidated == [] and report.needs_confirmation == ["m2"]
     assert report.entry("m2").reason.cause == "unverified_candidate"  # type: ignore[union-attr]
     (j,) = mem.justifications("m2")
@@ -318,7 +327,7 @@ def test_a_readable_replacement_is_decided_by_the_rules() -> None:
 
 
 def test_relinking_keeps_the_candidate_an_unreadable_replacement_left() -> None:
-    mem = move_memory()
+    mem = move_memory(Scripted(lambda q: None))
     mem.supersede("m1", {"id": "m1b", "text": UNREAD})
     # A new move relinks m2: it carries m2 now, and the candidate through m1 must not turn
     # back into the rule link (which would settle it without anyone deciding).
