@@ -9,7 +9,14 @@ import pytest
 
 from stategraph import Change, Justification, Memory, State
 from stategraph.errors import NotHoldingError
-from stategraph.explain import Proof, ProofStep, WhyNot, WhyNotItem, confirmed_by
+from stategraph.explain import (
+    Proof,
+    ProofStep,
+    WhyNot,
+    WhyNotItem,
+    confirmed_by,
+    justification_value,
+)
 from stategraph.model import EdgeCheck, JustificationRef, Origin, Truth
 
 
@@ -50,6 +57,15 @@ def test_why_refuses_a_state_that_does_not_hold() -> None:
     with pytest.raises(NotHoldingError) as caught:
         mem.why("b")
     assert (caught.value.state_id, caught.value.truth) == ("b", "false")
+    mem.fact("g")
+    mem.belief("u", because=[{"all": ["g"], "unless": ["v"]}])
+    mem.belief("v", because=[{"all": ["g"], "unless": ["u"]}])
+    with pytest.raises(NotHoldingError) as caught:
+        mem.why("u")
+    assert (caught.value.state_id, caught.value.truth) == ("u", "undefined")
+    assert str(caught.value) == (
+        "state 'u' does not hold (it is undefined): ask why_not('u') instead"
+    )
 
 
 def test_a_proof_through_shared_premises_has_every_step_once() -> None:
@@ -73,6 +89,18 @@ def test_a_proof_through_shared_premises_has_every_step_once() -> None:
     }
 
 
+def test_a_proof_meets_a_shared_premise_again_and_goes_on() -> None:
+    """h rests on a, c and d, each on f: the walk meets f a second time before it reaches
+    a, and must not stop there."""
+    mem = Memory(candidates=None)
+    mem.fact("f")
+    for sid in ("a", "c", "d"):
+        mem.belief(sid, because=["f"])
+    mem.belief("h", because=[["a", "c", "d"]])
+    steps = [(s.id, s.height) for s in mem.why("h").steps]
+    assert steps == [("f", 0), ("a", 1), ("c", 1), ("d", 1), ("h", 2)]
+
+
 def test_a_proof_over_candidates_leaves_out_what_was_checked_independent() -> None:
     mem = Memory(candidates=None, assume=False)
     mem.revise(Change(assert_=[State(id="f"), State(id="p"), State(id="h", kind="belief")]))
@@ -94,8 +122,9 @@ def test_a_proof_over_candidates_leaves_out_what_was_checked_independent() -> No
 
 ESCAPED = [*range(32), *range(127, 160), 0x2028, 0x2029, *range(0x202A, 0x202F)]
 ESCAPED += list(range(0x2066, 0x206A))
-KEPT = [32, 126, 160, 0x2027, 0x202F, 0x2065, 0x206A]
-"""Characters on either side of each escaped range."""
+KEPT = [32, 126, 160, 0x2027, 0x202F, 0x2065, 0x206A, ord("\\")]
+"""Characters on either side of each escaped range, and the backslash (which ``ascii`` would
+double: the escapes are for the characters above, not a quoting of the whole text)."""
 
 
 def _ref(premises: tuple[str, ...], **more: object) -> JustificationRef:
@@ -187,3 +216,58 @@ def test_why_not_words_a_justification_with_and_without_unless() -> None:
         "  <- [a, b] (declared): premise a does not hold",
         "  <- [a] unless [u, w] (declared): blocked by u",
     ]
+
+
+def test_why_not_goes_on_after_a_confirmation() -> None:
+    items = (
+        WhyNotItem(
+            justification=_ref((), origin=Origin.review, notes={"by": "ana"}),
+            value=Truth.true,
+            first_failed=None,
+            blocked_by=None,
+        ),
+        WhyNotItem(
+            justification=_ref(("a",)), value=Truth.false, first_failed="a", blocked_by=None
+        ),
+    )
+    text = WhyNot(id="x", truth=Truth.true, status="holds", items=items).render()
+    assert text.splitlines() == [
+        "x is true: holds",
+        "  <- confirmed by ana (true)",
+        "  <- [a] (declared): premise a does not hold",
+    ]
+
+
+T, U, F = Truth.true, Truth.undefined, Truth.false
+
+
+@pytest.mark.parametrize(
+    ("p", "u", "candidate", "expected"),
+    [
+        (T, F, False, T),
+        (T, T, False, F),
+        (T, U, False, U),
+        (U, F, False, U),
+        (U, T, False, F),
+        (F, U, False, F),
+        (T, F, True, T),
+        (F, F, True, U),
+        (U, U, True, U),
+        (F, T, True, F),
+    ],
+)
+def test_a_candidate_justification_with_an_unless_has_the_three_valued_truth(
+    p: Truth, u: Truth, candidate: bool, expected: Truth
+) -> None:
+    """``p, not u``: false if p is false or u true, true if p is true and u false, undefined
+    otherwise; an unchecked candidate p counts as undefined once it stops holding. With p
+    checked, a recovered justification has the value of the same declared one."""
+    checked = {} if candidate else {"p": EdgeCheck.dependency}
+    j = Justification(
+        head="h", premises=["p"], unless=["u"], origin=Origin.recovered, checked=checked
+    )
+    values = {"p": p, "u": u}
+    assert justification_value(j, values.__getitem__) is expected
+    if not candidate:
+        declared = Justification(head="h", premises=["p"], unless=["u"])
+        assert justification_value(declared, values.__getitem__) is expected
