@@ -126,3 +126,23 @@ def test_seeds_say_how_the_change_acts_on_each_state() -> None:
         "n": "asserted",
         "s2": "asserted",
     }
+
+
+def test_a_settled_premise_counts_as_height_zero() -> None:
+    """x keeps o (a fact the change leaves alone, so outside what is graded) and p, recovered
+    and checked independent, so resting on nothing: both are one step high, and the tie goes
+    to the smaller justification, ``x <- o``."""
+    mem = Memory(candidates=None)
+    for f in ("f", "o", "p"):
+        mem.fact(f)
+    mem.belief("x", because=["f", "o"])
+    recovered = Justification(head="x", premises=["p"], origin=Origin.recovered)
+    mem.revise(Change(add_justifications=[recovered]))
+    assert mem.justifications("x")[2].checked == {"p": EdgeCheck.independent}
+    entry = mem.retract("f").entry("x")
+    assert entry is not None and entry.verdict.value == "kept"
+    assert entry.reason.surviving is not None
+    assert (entry.reason.surviving.premises, entry.reason.surviving.origin) == (
+        ("o",),
+        Origin.declared,
+    )
