@@ -251,17 +251,21 @@ class Preparer:
             links, heads, writes = self._link(new_states)
             produced = {j.key: j for j in links.justifications()}
             stored = {j.key: j for j in self.store.justifications_for(heads)}
+            given = {j.key for j in change.add_justifications if j.origin not in _REPLACEABLE}
             # A rule derivation with the premises of a candidate or an assumption confirms
-            # it (it becomes the rule justification); one the writer declared, or a judge or
-            # a reviewer recorded, stays as it is.
+            # it (it becomes the rule justification); one the writer declares (stored, or in
+            # this very change), or a judge or a reviewer recorded, stays as it is.
             added = [
                 j
                 for k, j in produced.items()
-                if k not in stored
-                or (
-                    stored[k].origin in _REPLACEABLE
-                    and stored[k] != j
-                    and _UNREAD not in stored[k].proposed.values()
+                if k not in given
+                and (
+                    k not in stored
+                    or (
+                        stored[k].origin in _REPLACEABLE
+                        and stored[k] != j
+                        and _UNREAD not in stored[k].proposed.values()
+                    )
                 )
             ]
             stale = [j for k, j in stored.items() if j.origin is Origin.rule and k not in produced]

@@ -171,3 +171,14 @@ def test_a_state_is_grounded_with_the_year_it_was_created() -> None:
     mem.add({"id": "m2", "kind": "fact", "text": "用户12月从上海搬到广州"})
     assert mem.state("m1").atoms == ('moves(user,shanghai,shenzhen,"2026-12")',)  # type: ignore[union-attr]
     assert mem.state("m2").atoms == ('moves(user,shanghai,guangzhou,"--12")',)  # type: ignore[union-attr]
+
+
+def test_a_declared_justification_the_rules_also_derive_stays_declared() -> None:
+    mem = rules_memory()
+    mem.add(st("m1", "fact", MOVE))
+    mem.add(st("m2", "belief", "commute_city(user,shenzhen)"), because=["m1"])
+    (j,) = mem.justifications("m2")
+    assert (j.origin.value, j.premises) == ("declared", ("m1",))
+    # The writer's own justification can be taken back, as any declared one.
+    mem.revise({"remove_justifications": [{"head": "m2", "premises": ["m1"]}]})
+    assert mem.justifications("m2") == []
