@@ -17,6 +17,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 work=${MUTATION_DIR:-$(mktemp -d -t stategraph-mutation-XXXXXX)}
 python=${PYTHON:-python}
 if [ ! -f "$work/setup.cfg" ]; then
+    mkdir -p "$work"  # a MUTATION_DIR that does not exist yet
     git -C "$here" archive HEAD | tar -x -C "$work"
     cat > "$work/setup.cfg" <<'CFG'
 [mutmut]
