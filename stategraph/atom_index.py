@@ -79,6 +79,55 @@ def _dates(atom: clingo.Symbol) -> list[str]:
     ]
 
 
+class _DateLog:
+    """The ``input_dates`` rows one SQLite connection has written, in order, each once: what
+    keeps a :class:`LinkIndex`'s dates current without reading them all again.
+
+    ``epoch`` moves when a rollback on the connection undoes rows (:func:`rolled_back`); a
+    reader then reads the table afresh. Commits of other connections are seen through
+    ``PRAGMA data_version``.
+    """
+
+    __slots__ = ("epoch", "rows", "seen")
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, str]] = []
+        self.seen: set[tuple[str, str]] = set()
+        self.epoch = 0
+
+    def record(self, rows: Iterable[tuple[str, str]]) -> None:
+        for row in rows:
+            if row not in self.seen:
+                self.seen.add(row)
+                self.rows.append(row)
+
+
+_LOG = "_stategraph_date_log"
+"""The attribute of a SQLite connection that holds its :class:`_DateLog`."""
+
+
+def _date_log(conn: object, create: bool = False) -> _DateLog | None:
+    """The date log of a connection: made by the first :class:`LinkIndex` of a SQLite
+    connection, None elsewhere (another store's connection keeps none)."""
+    log = getattr(conn, _LOG, None)
+    if log is None and create and isinstance(conn, sqlite3.Connection):
+        try:
+            setattr(conn, _LOG, _DateLog())
+        except AttributeError:  # a plain sqlite3.Connection takes no attributes
+            return None
+        log = getattr(conn, _LOG)
+    return log if isinstance(log, _DateLog) else None
+
+
+def rolled_back(conn: object) -> None:
+    """Tell the index's readers that a rollback on ``conn`` undid rows it wrote."""
+    log = _date_log(conn)
+    if log is not None:
+        log.rows.clear()
+        log.seen.clear()
+        log.epoch += 1
+
+
 def write(
     conn: sqlite3.Connection,
     states: Iterable[State],
@@ -105,6 +154,9 @@ def write(
         conn.executemany("INSERT OR IGNORE INTO atoms VALUES (?, ?)", atoms)
         conn.executemany("INSERT OR IGNORE INTO atom_keys VALUES (?, ?)", sorted(keys))
         conn.executemany("INSERT OR IGNORE INTO input_dates VALUES (?, ?)", sorted(dates))
+        log = _date_log(conn)
+        if log is not None:
+            log.record(sorted(dates))
     if watches:
         heads = sorted(watches)
         conn.executemany("DELETE FROM link_watches WHERE head = ?", [(h,) for h in heads])
@@ -120,6 +172,34 @@ class LinkIndex:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
         self._events: dict[str, tuple[int, _Events]] = {}
+        # On a SQLite connection, the dates read are kept and brought up to date from the
+        # connection's log of the rows it writes (dates are only ever added): the events of
+        # each predicate, and every date (:meth:`dates`). Elsewhere they are read each time.
+        self._log = _date_log(conn, create=True)
+        self._dates: _Dates | None = None
+        self._synced = (-1, -1, 0)  # the log's epoch, data_version, rows applied
+
+    def _sync(self) -> bool:
+        """Bring the kept dates up to date (True), or forget them (False: read afresh)."""
+        log = self._log
+        if log is None:
+            return False
+        version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+        epoch, seen_version, applied = self._synced
+        if epoch != log.epoch or seen_version != version:
+            self._events.clear()
+            self._dates = None
+            self._synced = (log.epoch, version, len(log.rows))
+            return True
+        if applied < len(log.rows):
+            for predicate, date in log.rows[applied:]:
+                cached = self._events.get(predicate)
+                if cached is not None:
+                    cached[1].add(date)
+                if self._dates is not None:
+                    self._dates.add(date)
+            self._synced = (epoch, version, len(log.rows))
+        return True
 
     def matching(self, key: str) -> list[clingo.Symbol]:
         """The atoms indexed under one ``atom_keys`` key."""
@@ -144,6 +224,11 @@ class LinkIndex:
     def events(self, predicate: str) -> _Events:
         """The event dates of a predicate, indexed for ``next_date`` (kept between calls while
         the predicate gains no date: dates are only ever added)."""
+        if self._sync():
+            found = self._events.get(predicate)
+            if found is None:
+                found = self._events[predicate] = (0, _Events(self.dates_of(predicate)))
+            return found[1]
         sql = "SELECT count(*) FROM input_dates WHERE predicate = ?"
         count = int(self.conn.execute(sql, (predicate,)).fetchone()[0])
         cached = self._events.get(predicate)
@@ -151,9 +236,29 @@ class LinkIndex:
             cached = self._events[predicate] = (count, _Events(self.dates_of(predicate)))
         return cached[1]
 
+    def known_dates(self, predicate: str, dates: Iterable[str]) -> set[str]:
+        """Which of these date strings the atoms of a predicate carry already (the dates
+        looked up, not every date of the predicate)."""
+        unique = sorted(set(dates))
+        out: set[str] = set()
+        for i in range(0, len(unique), 500):
+            chunk = unique[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            sql = f"SELECT predicate, date FROM input_dates WHERE date IN ({marks})"
+            out.update(d for p, d in self.conn.execute(sql, chunk) if p == predicate)
+        return out
+
     def all_dates(self) -> list[str]:
         """Every date string any atom carries."""
         return [r[0] for r in self.conn.execute("SELECT DISTINCT date FROM input_dates")]
+
+    def dates(self) -> _Dates:
+        """Every date string any atom carries, full dates in order (do not change it)."""
+        if not self._sync():
+            return _Dates(self.all_dates())
+        if self._dates is None:
+            self._dates = _Dates(self.all_dates())
+        return self._dates
 
     def date_predicates(self) -> list[str]:
         """The predicates whose atoms carry dates."""
@@ -180,6 +285,33 @@ class LinkIndex:
         prefix = next_date_key(date, "")
         sql = "SELECT head FROM link_watches WHERE key >= ? AND key < ?"
         return {r[0] for r in self.conn.execute(sql, (prefix, prefix + "\uffff"))}
+
+
+class _Dates:
+    """A set of date strings, the full dates (:func:`_ordinal`) sorted by day, for
+    :meth:`StoreInputs.changed_next_dates`."""
+
+    def __init__(self, dates: Iterable[str]) -> None:
+        self.known = set(dates)
+        full = sorted((day, d) for d in self.known if (day := _ordinal(d)) is not None)
+        self.days = [day for day, _d in full]
+        self.full = [d for _day, d in full]
+        self.other = sorted(d for d in self.known if _ordinal(d) is None)
+
+    def add(self, date: str) -> None:
+        """Add a date (a no-op when it is there)."""
+        if date in self.known:
+            return
+        self.known.add(date)
+        day = _ordinal(date)
+        if day is None:
+            bisect.insort(self.other, date)
+            return
+        i = bisect.bisect_left(self.days, day)
+        while i < len(self.days) and self.days[i] == day and self.full[i] < date:
+            i += 1  # (day, date) order, as sorting the pairs gives
+        self.days.insert(i, day)
+        self.full.insert(i, date)
 
 
 class _Events:
@@ -304,7 +436,13 @@ class StoreInputs:
         """Indexed and new atoms ``name/arity`` with these arguments at the bound positions."""
         if bound:
             keys = [atom_key(name, arity, {i: v}) for i, v in bound.items()]
-            key = min(keys, key=lambda k: self.index.count(k, 10_000)) if len(keys) > 1 else keys[0]
+            key, best = keys[0], self.index.count(keys[0], 10_000) if len(keys) > 1 else 0
+            for k in keys[1:]:  # the first of the fewest (as min would), each counted at
+                if best == 0:  # most as far as the best so far: counting further cannot win
+                    break
+                n = self.index.count(k, best)
+                if n < best:
+                    key, best = k, n
         else:
             key = atom_key(name, arity, {})
         found = {
@@ -350,29 +488,27 @@ class StoreInputs:
         """
         added: dict[str, set[str]] = {}
         for predicate in self.overlay.date_predicates():
-            known = set(self.index.dates_of(predicate))
-            fresh = set(self.overlay.dates(predicate)) - known
+            dates = set(self.overlay.dates(predicate))
+            fresh = dates - self.index.known_dates(predicate, dates)
             if fresh:
                 added[predicate] = fresh
         if not added:
             return []
         out = []
-        everything = self.index.all_dates()
-        full = sorted((day, d) for d in everything if (day := _ordinal(d)) is not None)
-        other = [d for d in everything if _ordinal(d) is None]
-        days_of_full = [f[0] for f in full]
+        everything = self.index.dates()
+        other, full, days_of_full = everything.other, everything.full, everything.days
         for predicate, fresh in sorted(added.items()):
             before = self.index.events(predicate)
             ends = [_ordinal(f) for f in fresh]
             if None in ends:  # a fresh month or year-less date: any date may move
-                near = [d for _day, d in full] + other
+                near = full + other
             else:
                 # a full date is moved only by a fresh event up to a horizon after it
                 near = list(other)
                 for end in sorted({e for e in ends if e is not None}):
                     lo = bisect.bisect_left(days_of_full, end - NEXT_DATE_HORIZON)
                     hi = bisect.bisect_right(days_of_full, end)
-                    near += [d for _day, d in full[lo:hi]]
+                    near += full[lo:hi]
             for d in dict.fromkeys(near):
                 candidates = [(n, f) for f in fresh if (n := days_between(d, f)) is not None]
                 best = min(candidates, default=None)

@@ -176,13 +176,26 @@ class CandidateProposer:
                 if sid not in skip:
                     seq.setdefault(sid, s)
                     latest.append(sid)
-        holding = {s for s, v in index.truths(found | set(latest)).items() if v is TRUE}
-        latest = [s for s in latest if s in holding][:recent]
 
         def score(s: str) -> float:
             return round(entity.get(s, 0.0) + lexical.get(s, 0.0), 6)
 
-        ranked = sorted(found & holding, key=lambda s: (-score(s), -seq[s], s))
+        # Only the best ``limit`` that hold can be picked: truth values are read down the
+        # ranking, a batch at a time, until that many hold (the recent ones with the first).
+        order = sorted(found, key=lambda s: (-score(s), -seq[s], s))
+        holding: set[str] = set()
+        ranked: list[str] = []
+        asked = set(latest)
+        step = 2 * limit
+        for i in range(0, max(len(order), 1), step):
+            batch = order[i : i + step]
+            asked.update(batch)
+            holding.update(s for s, v in index.truths(asked).items() if v is TRUE)
+            asked = set()
+            ranked += [s for s in batch if s in holding]
+            if len(ranked) >= limit:
+                break
+        latest = [s for s in latest if s in holding][:recent]
         # the recent memories keep their slots: the best-scored fill the rest
         picked = set(ranked[: max(0, limit - len(set(latest) - set(ranked[:limit])))])
         picked.update(latest[:limit])

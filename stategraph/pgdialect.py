@@ -264,6 +264,9 @@ STATEMENTS: dict[str, Statement] = {
     "SELECT count(*) FROM input_dates WHERE predicate = ?": _s(
         "SELECT count(*) FROM input_dates WHERE tenant=%s AND predicate = %s"
     ),
+    "SELECT predicate, date FROM input_dates WHERE date IN ({})": _s(
+        "SELECT predicate, date FROM input_dates WHERE tenant=%s AND date = ANY(%s)", ids=True
+    ),
     "SELECT DISTINCT date FROM input_dates": _s(
         "SELECT DISTINCT date FROM input_dates WHERE tenant=%s"
     ),

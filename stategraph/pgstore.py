@@ -211,6 +211,16 @@ class PostgresStore(SQLiteStore):
         rows: Iterator[tuple[Any, ...]] = iter(self._tc.ids(sql, unique))
         return rows
 
+    def postings(self, term: str, limit: int) -> list[tuple[int, str, int]]:
+        """The newest ``limit`` memories carrying a term, joined to their documents in one
+        statement (the SQLite store's cache of documents is for a file only its own writers
+        roll back; a tenant here can be purged and written again by another server)."""
+        sql = (
+            "SELECT d.seq, d.state_id, d.size FROM terms t JOIN docs d ON d.seq = t.doc "
+            "WHERE t.term = ? ORDER BY t.doc DESC LIMIT ?"
+        )
+        return [(int(a), str(b), int(c)) for a, b, c in self.conn.execute(sql, (term, limit))]
+
     def open_into(self, heads: Sequence[str]) -> dict[str, set[str]]:
         """For each head, the states whose edges into it are open (the pairs looked up in
         one statement, as two arrays)."""

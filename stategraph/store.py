@@ -70,6 +70,8 @@ SCHEMA_VERSION = 4
 """4: log columns may be compressed BLOBs (:mod:`stategraph.revlog`); 3: the term index and
 judge calls; 2: clustered justifications and open/closed edges."""
 _CHUNK = 500  # ids per IN (...) query, well under SQLite's variable limit
+_DOC_CACHE = 1 << 18
+"""Documents of the term index kept in memory at most (:meth:`SQLiteStore.postings`)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -449,6 +451,11 @@ class SQLiteStore:
             raise InvalidInputError("store", [("busy_timeout", "must be a number of seconds >= 0")])
         self.path = str(path)
         self._savepoints = 0
+        self._docs: dict[int, tuple[int, str, int]] = {}
+        """The term index's documents read so far: ``(seq, state id, lexical size)``. A
+        committed ``docs`` row never changes, so they stay valid until a rollback of this
+        connection undoes rows it wrote (a later document may then take the same seq):
+        :meth:`_locked` forgets them all then."""
         self.busy_timeout = busy_timeout
         self.conn = connect(self.path, busy_timeout, create)
         try:
@@ -617,6 +624,7 @@ class SQLiteStore:
                 yield
                 self.conn.execute(f"RELEASE {name}")
             except BaseException:
+                self._rolled_back()
                 if self.conn.in_transaction:
                     self.conn.execute(f"ROLLBACK TO {name}")
                     self.conn.execute(f"RELEASE {name}")
@@ -627,9 +635,16 @@ class SQLiteStore:
             yield
             self.conn.execute("COMMIT")
         except BaseException:
+            self._rolled_back()
             if self.conn.in_transaction:  # some errors (a full disk) roll back by themselves
                 self.conn.execute("ROLLBACK")
             raise
+
+    def _rolled_back(self) -> None:
+        """Forget what was kept of rows a rollback undoes: the documents of the term index
+        (:meth:`postings`) and the atom index's dates (:func:`atom_index.rolled_back`)."""
+        self._docs.clear()
+        atom_index.rolled_back(self.conn)
 
     # ---- reading ------------------------------------------------------------------------
 
@@ -851,12 +866,30 @@ class SQLiteStore:
         return {t: int(df) for t, df in self._select(sql, terms)}
 
     def postings(self, term: str, limit: int) -> list[tuple[int, str, int]]:
-        """The newest ``limit`` memories carrying a term: ``(seq, state id, lexical size)``."""
-        sql = (
-            "SELECT d.seq, d.state_id, d.size FROM terms t JOIN docs d ON d.seq = t.doc "
-            "WHERE t.term = ? ORDER BY t.doc DESC LIMIT ?"
-        )
-        return [(int(a), str(b), int(c)) for a, b, c in self.conn.execute(sql, (term, limit))]
+        """The newest ``limit`` memories carrying a term: ``(seq, state id, lexical size)``.
+
+        The postings are read from ``terms`` alone and their documents from :attr:`_docs`
+        (filled from ``docs`` on a miss): a proposal reads the same recent memories term after
+        term, and joining each posting to ``docs`` in SQL cost more than the posting itself.
+        """
+        sql = "SELECT doc FROM terms WHERE term = ? ORDER BY doc DESC LIMIT ?"
+        seqs = [r[0] for r in self.conn.execute(sql, (term, limit))]
+        docs = self._docs
+        try:
+            return [docs[s] for s in seqs]
+        except KeyError:
+            pass
+        missing = [s for s in seqs if s not in docs]
+        if len(docs) + len(missing) > _DOC_CACHE:
+            docs.clear()
+            missing = seqs
+        q = "SELECT seq, state_id, size FROM docs WHERE seq IN ({})"
+        for i in range(0, len(missing), _CHUNK):
+            chunk = missing[i : i + _CHUNK]
+            for seq, sid, size in self.conn.execute(q.format(_marks(len(chunk))), chunk):
+                docs[seq] = (int(seq), str(sid), int(size))
+        # every posting has its document; one without would be left out, as a join leaves it
+        return [docs[s] for s in seqs if s in docs]
 
     def recent(self, limit: int, kinds: Iterable[str]) -> list[tuple[int, str, int]]:
         """The ``limit`` most recently indexed memories of these kinds: ``(seq, state id,
