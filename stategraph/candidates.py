@@ -147,10 +147,12 @@ class CandidateProposer:
         args = sorted(t for t in idf if t.startswith("a:"))
         arg_weight = sum(idf[t] for t in terms if t.startswith("a:") and t in idf) or 1.0
         for t in args:
+            share = idf[t] / arg_weight
             for s, sid, n_grams in index.postings(t, self.postings):
                 if sid not in skip:
-                    entity[sid] = entity.get(sid, 0.0) + idf[t] / arg_weight
-                    seq[sid], size[sid] = s, n_grams
+                    entity[sid] = entity.get(sid, 0.0) + share
+                    seq[sid] = s
+                    size[sid] = n_grams
 
         grams = [t for t in terms if t.startswith("g:")]
         # Unseen grams are as rare as a gram can be: they weigh in the new memory's norm.
@@ -162,7 +164,8 @@ class CandidateProposer:
             for s, sid, n_grams in index.postings(t, self.postings):
                 if sid not in skip:
                     lexical[sid] = lexical.get(sid, 0.0) + w
-                    seq[sid], size[sid] = s, n_grams
+                    seq[sid] = s
+                    size[sid] = n_grams
         if norm:
             rms = norm / math.sqrt(len(grams))
             for sid, dot in lexical.items():
@@ -177,8 +180,13 @@ class CandidateProposer:
                     seq.setdefault(sid, s)
                     latest.append(sid)
 
+        scores: dict[str, float] = {}
+
         def score(s: str) -> float:
-            return round(entity.get(s, 0.0) + lexical.get(s, 0.0), 6)
+            found_ = scores.get(s)
+            if found_ is None:
+                found_ = scores[s] = round(entity.get(s, 0.0) + lexical.get(s, 0.0), 6)
+            return found_
 
         # Only the best ``limit`` that hold can be picked: truth values are read down the
         # ranking, a batch at a time, until that many hold (the recent ones with the first).

@@ -248,9 +248,13 @@ class Preparer:
         stale: list[Justification] = []
         writes = LinkWrites()
         if self.linker is not None and any(s.atoms for s in new_states):
-            links, heads, writes = self._link(new_states)
+            links, heads, writes, loaded = self._link(new_states)
             produced = {j.key: j for j in links.justifications()}
-            stored = {j.key: j for j in self.store.justifications_for(heads)}
+            # the justifications of the heads _link read from the store are not read again
+            rest = [h for h in heads if h not in loaded]
+            found = [j for h in heads if h in loaded for j in loaded[h]]
+            found += self.store.justifications_for(rest) if rest else []
+            stored = {j.key: j for j in sorted(found, key=lambda j: j.key)}
             given = {j.key for j in change.add_justifications if j.origin not in _REPLACEABLE}
             # A rule derivation with the premises of a candidate or an assumption confirms
             # it (it becomes the rule justification); one the writer declares (stored, or in
@@ -284,9 +288,12 @@ class Preparer:
         }
         return change.model_copy(update=update), links, compatible, writes
 
-    def _link(self, new_states: list[State]) -> tuple[Links, list[str], LinkWrites]:
+    def _link(
+        self, new_states: list[State]
+    ) -> tuple[Links, list[str], LinkWrites, dict[str, list[Justification]]]:
         """The derivations of every memory the new states can affect, which memories those
-        are, and what the index must record.
+        are, what the index must record, and the stored justifications of those of them it
+        read from the store (all of each one's).
 
         Incrementally where the store has an atom index whose watches are complete for these
         packs; otherwise every memory with atoms is linked from scratch (and, where there is
@@ -302,7 +309,7 @@ class Preparer:
             states.update({s.id: s for s in new_states})
             derived = [s for s, st in states.items() if not self.policy.is_exogenous(st)]
             links = self.linker.link({s: st.atoms for s, st in states.items()}, derived)
-            return links, derived, LinkWrites()
+            return links, derived, LinkWrites(), {}
         from stategraph.atom_index import StoreInputs
 
         new = {s.id: [parse_atom(a, s.id) for a in s.atoms] for s in new_states if s.atoms}
@@ -311,17 +318,20 @@ class Preparer:
         heads: dict[str, State] = {
             s.id: s for s in new_states if s.atoms and not self.policy.is_exogenous(s)
         }
+        loaded: dict[str, list[Justification]] = {}
         if complete:
             found = self.incremental.affected(index, inputs, (a for v in new.values() for a in v))
             stored = self.store.subgraph(found - heads.keys(), full=True)
             heads.update({sid: st for sid, st in stored.states.items() if st.atoms})
+            loaded = {sid: stored.justifications_of(sid) for sid in stored.states}
         else:
             for st in self.store.with_atoms():
                 if not self.policy.is_exogenous(st):
                     heads.setdefault(st.id, st)
         atoms = {sid: [parse_atom(a, sid) for a in st.atoms] for sid, st in heads.items()}
         links, watches = self.incremental.link(inputs, atoms)
-        return links, sorted(heads), LinkWrites(watches, None if complete else self.rules)
+        writes = LinkWrites(watches, None if complete else self.rules)
+        return links, sorted(heads), writes, loaded
 
     def _index(self) -> LinkIndex | None:
         """The store's atom index, where it keeps one (the SQLite store does)."""
