@@ -158,12 +158,20 @@ def write(
         if log is not None:
             log.record(sorted(dates))
     if watches:
+        # A relinked memory mostly watches what it watched: only the difference is written.
         heads = sorted(watches)
-        conn.executemany("DELETE FROM link_watches WHERE head = ?", [(h,) for h in heads])
-        conn.executemany(
-            "INSERT INTO link_watches VALUES (?, ?)",
-            [(k, h) for h in heads for k in sorted(watches[h])],
-        )
+        now: dict[str, set[str]] = {h: set() for h in heads}
+        for i in range(0, len(heads), 500):
+            chunk = heads[i : i + 500]
+            sql = f"SELECT head, key FROM link_watches WHERE head IN ({','.join('?' * len(chunk))})"
+            for head, key in conn.execute(sql, chunk):
+                now[head].add(key)
+        gone = [(k, h) for h in heads for k in sorted(now[h] - watches[h])]
+        new = [(k, h) for h in heads for k in sorted(watches[h] - now[h])]
+        if gone:
+            conn.executemany("DELETE FROM link_watches WHERE key = ? AND head = ?", gone)
+        if new:
+            conn.executemany("INSERT INTO link_watches VALUES (?, ?)", new)
 
 
 class LinkIndex:
@@ -436,13 +444,7 @@ class StoreInputs:
         """Indexed and new atoms ``name/arity`` with these arguments at the bound positions."""
         if bound:
             keys = [atom_key(name, arity, {i: v}) for i, v in bound.items()]
-            key, best = keys[0], self.index.count(keys[0], 10_000) if len(keys) > 1 else 0
-            for k in keys[1:]:  # the first of the fewest (as min would), each counted at
-                if best == 0:  # most as far as the best so far: counting further cannot win
-                    break
-                n = self.index.count(k, best)
-                if n < best:
-                    key, best = k, n
+            key = self._most_selective(keys)
         else:
             key = atom_key(name, arity, {})
         found = {
@@ -452,6 +454,27 @@ class StoreInputs:
         }
         found.update(self.overlay.matching(name, arity, bound))
         return sorted(found)
+
+    def _most_selective(self, keys: list[str]) -> str:
+        """The first of the keys holding the fewest atoms, counted up to 10,000 (the first
+        key when they all hold that many).
+
+        Each key is counted no further than the fewest so far, and first no further than 64:
+        a key under that is found without counting the large ones to the end.
+        """
+        if len(keys) == 1:
+            return keys[0]
+        for cap in (64, 10_000):
+            found, best = None, cap
+            for k in keys:
+                n = self.index.count(k, best)
+                if n < best:
+                    found, best = k, n
+                    if best == 0:
+                        break
+            if found is not None:
+                return found
+        return keys[0]
 
     def is_input(self, atom: clingo.Symbol) -> bool:
         """True when an indexed or new state carries the atom."""

@@ -246,6 +246,12 @@ STATEMENTS: dict[str, Statement] = {
     "DELETE FROM link_watches WHERE head = ?": _s(
         "DELETE FROM link_watches WHERE tenant=%s AND head = %s"
     ),
+    "SELECT head, key FROM link_watches WHERE head IN ({})": _s(
+        "SELECT head, key FROM link_watches WHERE tenant=%s AND head = ANY(%s)", ids=True
+    ),
+    "DELETE FROM link_watches WHERE key = ? AND head = ?": _s(
+        "DELETE FROM link_watches WHERE tenant=%s AND key = %s AND head = %s"
+    ),
     "INSERT INTO link_watches VALUES (?, ?)": _s(
         "INSERT INTO link_watches (tenant, key, head) VALUES (%s,%s,%s)"
     ),

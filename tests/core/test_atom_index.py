@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from stategraph.atom_index import _Events
+from stategraph.atom_index import StoreInputs, _Events
 from stategraph.grounding.packs import next_event
 
 years = st.integers(2024, 2027)
@@ -27,3 +27,22 @@ def test_next_is_next_event(events: list[str], asked: list[str], added: list[str
     everything = [*events, *added]
     for d in asked:
         assert index.next(d) == next_event(d, everything), d
+
+
+class _Counted:
+    """An index whose keys hold the given numbers of atoms (only ``count`` is asked)."""
+
+    def __init__(self, counts: dict[str, int]) -> None:
+        self.counts = counts
+
+    def count(self, key: str, cap: int) -> int:
+        return min(self.counts[key], cap)
+
+
+@given(st.lists(st.one_of(st.integers(0, 130), st.integers(9_990, 10_010)), min_size=1))
+def test_the_most_selective_key_is_the_first_of_the_fewest(counts: list[int]) -> None:
+    keys = [f"k{i}" for i in range(len(counts))]
+    index = _Counted(dict(zip(keys, counts, strict=True)))
+    inputs = StoreInputs(index, {})  # type: ignore[arg-type]
+    expected = min(keys, key=lambda k: index.count(k, 10_000))
+    assert inputs._most_selective(keys) == expected
