@@ -348,3 +348,20 @@ def test_a_candidate_edge_is_decided_by_logic_when_its_head_is_defined_anyway() 
         ("y", "f", None),
     ]
     assert [(e.id, e.new.value) for e in report.entries] == [("x", "true"), ("y", "undefined")]
+
+
+def test_every_justification_a_change_removes_drops_its_edges() -> None:
+    """b loses ``b <- f`` and c loses ``c <- g`` in one change: neither edge is left in the
+    store's index, so retracting f later walks f alone."""
+    mem = Memory(candidates=None)
+    for f in ("f", "g", "h"):
+        mem.fact(f)
+    mem.belief("b", because=["f", "h"])
+    mem.belief("c", because=["g", "h"])
+    gone = [Justification(head="b", premises=["f"]), Justification(head="c", premises=["g"])]
+    mem.revise(Change(remove_justifications=gone))
+    store = mem.store
+    assert (store.heads_citing(["f"]), store.heads_citing(["g"])) == (set(), set())
+    assert store.heads_citing(["h"]) == {"b", "c"}
+    report = mem.retract("f")
+    assert (report.cone_size, report.solved, report.entries) == (1, 1, ())

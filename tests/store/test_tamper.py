@@ -223,6 +223,8 @@ def test_after_a_failed_verification_the_store_refuses_writes_until_acknowledged
             with pytest.raises(TamperedStoreError) as err:
                 write()
             assert err.value.seq == TEXT_REPORT, what
+            assert err.value.path == mem.store.path, what  # type: ignore[attr-defined]
+            assert str(err.value).startswith(f"{mem.store.path}: "), what  # type: ignore[attr-defined]
             assert "acknowledge_tamper" in str(err.value)
         assert mem.holding() >= {"f2", "m9"}  # reading goes on
         assert mem.history()[-1].seq == LAST
