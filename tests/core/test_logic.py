@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from stategraph.logic import Program, Rule, negative_components, well_founded
+from stategraph.logic import IncrementalProgram, Program, Rule, negative_components, well_founded
 
 R = Rule
 TABLE = [
@@ -139,3 +139,19 @@ def test_the_model_says_how_many_solves_it_took(via: str) -> None:
     cycle = Program(["f"], [R("a", ("f",), ("b",)), R("b", ("f",), ("a",))])
     model = well_founded(cycle, via=via)
     assert (model.path, model.solves, model.undefined) == ("alternating", 4, {"a", "b"})
+
+
+def test_the_bulk_loader_s_program_iterates_to_the_fixpoint() -> None:
+    """``s0.`` and ``sk :- not s(k-1)``: each link of the chain needs one more round of the
+    alternating fixpoint, and the model alternates true, false, true, ... to the end. A
+    negative cycle on the side (``u :- not v``, ``v :- not u``) stays undefined."""
+    n = 6
+    program = IncrementalProgram(n + 2)
+    program.fact(0)
+    for k in range(1, n):
+        program.rule(k, [], [k - 1])
+    program.rule(n, [], [n + 1])
+    program.rule(n + 1, [], [n])
+    true, undefined = program.solve()
+    assert true == [k % 2 == 0 for k in range(n)] + [False, False]
+    assert undefined == [False] * n + [True, True]
