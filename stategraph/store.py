@@ -72,6 +72,8 @@ judge calls; 2: clustered justifications and open/closed edges."""
 _CHUNK = 500  # ids per IN (...) query, well under SQLite's variable limit
 _DOC_CACHE = 1 << 18
 """Documents of the term index kept in memory at most (:meth:`SQLiteStore.postings`)."""
+_POSTINGS_CACHE = 1 << 15
+"""Terms whose postings are kept in memory at most (:meth:`SQLiteStore.postings`)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -422,6 +424,9 @@ class SQLiteStore:
     """The embedded default store: one SQLite file in WAL mode (``":memory:"`` for tests)."""
 
     name = "sqlite.v1"
+    _postings: dict[str, tuple[int, list[tuple[int, str, int]]]] | None = None
+    """Postings read, by term: ``(limit, postings)`` (:meth:`postings`); None where the store
+    keeps none (the PostgreSQL store, which does not open the file this does)."""
 
     def __init__(
         self, path: str | Path = ":memory:", *, busy_timeout: float = 30.0, create: bool = True
@@ -456,6 +461,8 @@ class SQLiteStore:
         committed ``docs`` row never changes, so they stay valid until a rollback of this
         connection undoes rows it wrote (a later document may then take the same seq):
         :meth:`_locked` forgets them all then."""
+        self._postings = {}
+        self._postings_version = -1
         self.busy_timeout = busy_timeout
         self.conn = connect(self.path, busy_timeout, create)
         try:
@@ -644,6 +651,8 @@ class SQLiteStore:
         """Forget what was kept of rows a rollback undoes: the documents of the term index
         (:meth:`postings`) and the atom index's dates (:func:`atom_index.rolled_back`)."""
         self._docs.clear()
+        if self._postings is not None:
+            self._postings.clear()
         atom_index.rolled_back(self.conn)
 
     # ---- reading ------------------------------------------------------------------------
@@ -871,7 +880,26 @@ class SQLiteStore:
         The postings are read from ``terms`` alone and their documents from :attr:`_docs`
         (filled from ``docs`` on a miss): a proposal reads the same recent memories term after
         term, and joining each posting to ``docs`` in SQL cost more than the posting itself.
+        And they are kept by term (:attr:`_postings`), as memories written one after another
+        look up the same terms again: :meth:`index_terms` puts each new document first in
+        the kept postings of its terms, a rollback on this connection forgets them all, and
+        so does a commit of another connection (``PRAGMA data_version``).
         """
+        kept = self._postings
+        assert kept is not None
+        (version,) = self.conn.execute("PRAGMA data_version").fetchone()
+        if version != self._postings_version:  # another connection wrote: read afresh
+            kept.clear()
+            self._postings_version = version
+        found = kept.get(term)
+        if found is not None and found[0] == limit:
+            return found[1]
+        if len(kept) >= _POSTINGS_CACHE:
+            kept.clear()
+        kept[term] = (limit, out := self._read_postings(term, limit))
+        return out
+
+    def _read_postings(self, term: str, limit: int) -> list[tuple[int, str, int]]:
         sql = "SELECT doc FROM terms WHERE term = ? ORDER BY doc DESC LIMIT ?"
         seqs = [r[0] for r in self.conn.execute(sql, (term, limit))]
         docs = self._docs
@@ -927,6 +955,13 @@ class SQLiteStore:
             "ON CONFLICT(term) DO UPDATE SET df = df + excluded.df",
             sorted(counts.items()),
         )
+        kept = self._postings
+        if kept:  # each new document is the newest posting of its terms
+            new = {d[0]: (d[0], d[1], d[2]) for d in docs}
+            for t, s in rows:
+                found = kept.get(t)
+                if found is not None:
+                    kept[t] = (found[0], [new[s], *found[1]][: found[0]])
 
     # ---- writing ------------------------------------------------------------------------
 

@@ -13,8 +13,9 @@ from stategraph.model import State
 from stategraph.store import SQLiteStore
 
 
-def _ids(mem: Memory, term: str) -> list[str]:
-    return [p[1] for p in mem.store.postings(term, 10)]
+def _ids(mem: Memory, term: str, limit: int = 64) -> list[str]:
+    """The postings of a term, read as candidate proposal reads them (64: the same kept)."""
+    return [p[1] for p in mem.store.postings(term, limit)]
 
 
 def test_postings_forget_the_documents_a_rollback_undid(tmp_path: Path) -> None:
@@ -34,6 +35,29 @@ def test_postings_forget_the_documents_a_rollback_undid(tmp_path: Path) -> None:
         mem.fact("e", "taxi in Shenzhen")
         assert _ids(mem, "g:she") == ["e", "c", "a"]
     assert _ids(mem, "g:she") == ["e", "c", "a"]
+    mem.close()
+
+
+def test_kept_postings_follow_writes_rollbacks_and_other_writers(tmp_path: Path) -> None:
+    mem = Memory(tmp_path / "m.db")
+    mem.fact("a", "flight to Shenzhen")
+    assert _ids(mem, "g:she") == ["a"]  # kept from here on
+    mem.fact("b", "hotel in Shenzhen")
+    assert _ids(mem, "g:she") == ["b", "a"]
+    assert _ids(mem, "g:she", 1) == ["b"]  # another limit
+    for i in range(12):
+        mem.fact(f"c{i}", "Shenzhen again")
+    assert _ids(mem, "g:she") == [*(f"c{i}" for i in reversed(range(12))), "b", "a"]
+    assert _ids(mem, "g:she", 10) == [f"c{i}" for i in reversed(range(2, 12))]  # the newest
+    with pytest.raises(RuntimeError), mem.atomic():
+        mem.fact("d", "dinner in Shenzhen")
+        assert _ids(mem, "g:she")[0] == "d"
+        raise RuntimeError
+    assert _ids(mem, "g:she")[0] == "c11"
+    other = Memory(tmp_path / "m.db")
+    other.fact("e", "taxi in Shenzhen")
+    assert _ids(mem, "g:she")[:2] == ["e", "c11"]
+    other.close()
     mem.close()
 
 
