@@ -156,7 +156,8 @@ class NotHoldingError(StategraphError, ValueError):
         self.state_id = state_id
         self.truth = truth
         super().__init__(
-            f"state {state_id!r} does not hold (it is {truth}): ask why_not({state_id!r}) instead"
+            f"state {state_id!r} does not hold (it is {truth}): ask why-not instead "
+            f"(Memory.why_not({state_id!r}), or stategraph why-not STORE {state_id})"
         )
 
 

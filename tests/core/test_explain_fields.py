@@ -64,7 +64,8 @@ def test_why_refuses_a_state_that_does_not_hold() -> None:
         mem.why("u")
     assert (caught.value.state_id, caught.value.truth) == ("u", "undefined")
     assert str(caught.value) == (
-        "state 'u' does not hold (it is undefined): ask why_not('u') instead"
+        "state 'u' does not hold (it is undefined): ask why-not instead "
+        "(Memory.why_not('u'), or stategraph why-not STORE u)"
     )
 
 
