@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from stategraph.model import TRUE, State, Truth
-from stategraph.terms import terms_of
+from stategraph.terms import memory_terms
 
 __all__ = ["Candidate", "CandidateProposer", "TermIndex"]
 
@@ -131,7 +131,7 @@ class CandidateProposer:
         """
         limit = self.k if limit is None else limit
         recent = self.recent if recent is None else recent
-        terms = terms_of(state.text, state.atoms)
+        terms = memory_terms(state.text, tuple(state.atoms))
         if limit <= 0 or not terms:
             return []
         n = index.doc_count()

@@ -931,14 +931,14 @@ class SQLiteStore:
     def index_terms(self, states: Iterable[State]) -> None:
         """Add memories to the term index (inside a transaction); states with neither text nor
         atoms are not indexed."""
-        from stategraph.terms import terms_of
+        from stategraph.terms import memory_terms
 
         seq = self.doc_count()
         docs: list[tuple[int, str, int, str]] = []
         rows: list[tuple[str, int]] = []
         counts: dict[str, int] = {}
         for st in states:
-            terms = terms_of(st.text, st.atoms)
+            terms = memory_terms(st.text, tuple(st.atoms))
             if not terms:
                 continue
             seq += 1

@@ -16,13 +16,14 @@ Terms are sets: how often a gram occurs in one memory does not matter.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
 
 import clingo
 
-__all__ = ["argument_terms", "lexical_terms", "terms_of"]
+__all__ = ["argument_terms", "lexical_terms", "memory_terms", "terms_of"]
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -74,3 +75,11 @@ def argument_terms(atoms: Iterable[str]) -> set[str]:
 def terms_of(text: str, atoms: Iterable[str]) -> set[str]:
     """Every index term of a memory."""
     return lexical_terms(text) | argument_terms(atoms)
+
+
+@functools.lru_cache(maxsize=64)
+def memory_terms(text: str, atoms: tuple[str, ...]) -> set[str]:
+    """:func:`terms_of`, kept for the memories just seen: a new memory's terms are wanted
+    when its candidates are proposed and again when it is indexed. The same set is returned
+    each time: read it, never change it."""
+    return terms_of(text, atoms)
