@@ -136,7 +136,7 @@ class Place:
     def log_rows(self) -> list[dict[str, Any]]:
         """The log's rows as stored: a short column as text, a compressed one as bytes."""
         if self.backend == "sqlite":
-            found = _sqlite_query(self.path, f"SELECT {', '.join(LOG_COLUMNS)} FROM revisions")
+            found = sqlite_query(self.path, f"SELECT {', '.join(LOG_COLUMNS)} FROM revisions")
         else:
             found = self._conn().execute(
                 f"SELECT {', '.join(LOG_COLUMNS)} FROM revisions WHERE tenant = %s",
@@ -158,7 +158,7 @@ class Place:
         sets = ", ".join(f"{c} = ?" for c in columns)
         if self.backend == "sqlite":
             statement = f"UPDATE revisions SET {sets} WHERE seq = ?"
-            _sqlite_execute(self.path, statement, *columns.values(), seq)
+            sqlite_execute(self.path, statement, *columns.values(), seq)
             return
         values = [_bytea(v) if c in _PACKED else v for c, v in columns.items()]
         self._conn().execute(
@@ -171,7 +171,7 @@ class Place:
         wanted = sorted(seqs)
         if self.backend == "sqlite":
             marks = ",".join("?" * len(wanted))
-            _sqlite_execute(self.path, f"DELETE FROM revisions WHERE seq IN ({marks})", *wanted)
+            sqlite_execute(self.path, f"DELETE FROM revisions WHERE seq IN ({marks})", *wanted)
             return
         self._conn().execute(
             "DELETE FROM revisions WHERE tenant = %s AND seq = ANY(%s)", (self.tenant, wanted)
@@ -180,7 +180,7 @@ class Place:
     def clear_tamper_flags(self) -> None:
         """Remove the flags a failed verification left (as an editor of ``meta`` could)."""
         if self.backend == "sqlite":
-            _sqlite_execute(self.path, "DELETE FROM meta WHERE key LIKE 'log:%'")
+            sqlite_execute(self.path, "DELETE FROM meta WHERE key LIKE 'log:%'")
             return
         self._conn().execute(
             "DELETE FROM meta WHERE tenant = %s AND key LIKE 'log:%%'", (self.tenant,)
@@ -231,7 +231,8 @@ def _with_tenant(url: str, tenant: str) -> str:
     return f"{url}{'&' if '?' in url else '?'}tenant={tenant}"
 
 
-def _sqlite_execute(path: Path, statement: str, *args: Any) -> None:
+def sqlite_execute(path: Path, statement: str, *args: Any) -> None:
+    """Run one statement on the file with plain ``sqlite3`` and commit it."""
     import sqlite3
 
     conn = sqlite3.connect(path)
@@ -242,7 +243,8 @@ def _sqlite_execute(path: Path, statement: str, *args: Any) -> None:
         conn.close()
 
 
-def _sqlite_query(path: Path, statement: str, *args: Any) -> list[tuple[Any, ...]]:
+def sqlite_query(path: Path, statement: str, *args: Any) -> list[tuple[Any, ...]]:
+    """The rows of one query on the file, read with plain ``sqlite3``."""
     import sqlite3
 
     conn = sqlite3.connect(path)

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from stategraph import Memory
 
@@ -46,22 +44,3 @@ def holding_lock(path: Path, mode: str = "write") -> Iterator[subprocess.Popen[s
     finally:
         out, err = proc.communicate("\n", timeout=60)
     assert proc.returncode == 0 and out == "released\n", err
-
-
-def execute(path: Path, statement: str, *args: Any) -> None:
-    """Run one statement on the file with plain ``sqlite3`` and commit it."""
-    conn = sqlite3.connect(path)
-    try:
-        conn.execute(statement, args)
-        conn.commit()
-    finally:
-        conn.close()
-
-
-def query(path: Path, statement: str, *args: Any) -> list[tuple[Any, ...]]:
-    """The rows of one query on the file, read with plain ``sqlite3``."""
-    conn = sqlite3.connect(path)
-    try:
-        return list(conn.execute(statement, args))
-    finally:
-        conn.close()

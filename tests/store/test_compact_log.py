@@ -9,14 +9,13 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from backends import Place
+from backends import Place, sqlite_execute, sqlite_query
 
 from stategraph import Memory
 from stategraph.errors import StoreError
 from stategraph.revlog import COMPACT_MIN, pack, unpack
 from stategraph.store import SCHEMA_VERSION, SQLiteStore
 
-from .helpers import execute, query
 from .logged import BIG_REPORT, LAST, WITH_CALLS, decode, rows
 
 HUB = 3000
@@ -60,7 +59,9 @@ def test_short_texts_stay_readable_text(tmp_path: Path) -> None:
     with Memory.open(path) as mem:
         mem.fact("f", "a short memory")
         mem.belief("b", because=["f"])
-    kinds = query(path, "SELECT typeof(change), typeof(report), typeof(calls) FROM revisions")
+    kinds = sqlite_query(
+        path, "SELECT typeof(change), typeof(report), typeof(calls) FROM revisions"
+    )
     assert set(kinds) == {("text", "text", "text")}
 
 
@@ -102,7 +103,9 @@ def test_a_store_written_before_reads_and_verifies_and_goes_on(tmp_path: Path) -
     assert after[:LAST] == before  # nothing rewritten
     assert isinstance(after[-1]["report"], bytes)  # the new hub report is compact
     assert decode(after[-1]["report"]) == mem_report_json(path, LAST + 3)
-    assert query(path, "SELECT value FROM meta WHERE key='schema'") == [(str(SCHEMA_VERSION),)]
+    assert sqlite_query(path, "SELECT value FROM meta WHERE key='schema'") == [
+        (str(SCHEMA_VERSION),)
+    ]
 
 
 def mem_report_json(path: Path, seq: int) -> str:
@@ -117,6 +120,6 @@ def test_a_store_of_a_newer_schema_is_refused_before_its_rows_are_misread(
 ) -> None:
     path = tmp_path / "m.db"
     v3_store(path)
-    execute(path, "UPDATE meta SET value = ? WHERE key = 'schema'", str(SCHEMA_VERSION + 1))
+    sqlite_execute(path, "UPDATE meta SET value = ? WHERE key = 'schema'", str(SCHEMA_VERSION + 1))
     with pytest.raises(StoreError, match=f"schema version {SCHEMA_VERSION + 1}.*upgrade"):
         SQLiteStore(path)

@@ -11,13 +11,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from backends import sqlite_execute, sqlite_query
 
 from stategraph import Memory
 from stategraph.errors import StoreError, StoreNotFoundError
 from stategraph.sqlitefile import APPLICATION_ID
 from stategraph.store import SQLiteStore
 
-from .helpers import execute, query, seed
+from .helpers import seed
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -26,12 +27,12 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 
 
 def journal_mode(path: Path) -> str:
-    return str(query(path, "PRAGMA journal_mode")[0][0])
+    return str(sqlite_query(path, "PRAGMA journal_mode")[0][0])
 
 
 def sqlite_file(path: Path, *statements: str) -> None:
     for statement in statements:
-        execute(path, statement)
+        sqlite_execute(path, statement)
 
 
 def notes(path: Path) -> None:
@@ -133,8 +134,8 @@ def test_a_new_store_carries_its_application_id_and_an_old_one_is_still_known(
 ) -> None:
     path = tmp_path / "m.db"
     seed(path)
-    assert query(path, "PRAGMA application_id") == [(APPLICATION_ID,)]
-    execute(path, "PRAGMA application_id = 0")  # as stores made before the id was set
+    assert sqlite_query(path, "PRAGMA application_id") == [(APPLICATION_ID,)]
+    sqlite_execute(path, "PRAGMA application_id = 0")  # as stores made before the id was set
     before = snapshot(tmp_path)
     with Memory(store=SQLiteStore(path, create=False)) as mem:
         assert mem.holding() == {"m1", "m2", "m3", "m4"}

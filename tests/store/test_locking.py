@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from backends import sqlite_execute
 
 from stategraph import Memory
 from stategraph.errors import InvalidInputError, StoreBusyError, StoreError
@@ -20,7 +21,7 @@ from stategraph.model import Truth
 from stategraph.sqlitefile import connect
 from stategraph.store import SQLiteStore
 
-from .helpers import execute, holding_lock, seed
+from .helpers import holding_lock, seed
 
 SHORT = 0.05  # seconds: how long a write that must fail waits
 
@@ -94,7 +95,7 @@ def test_a_write_waits_for_a_lock_let_go_within_the_timeout(store_path: Path) ->
 def test_a_store_to_migrate_while_busy_says_busy(store_path: Path) -> None:
     """Migrating is the one open that must write: it waits, then says busy (not "database is
     locked"), and migrates on a later open."""
-    execute(store_path, "UPDATE meta SET value = '3' WHERE key = 'schema'")
+    sqlite_execute(store_path, "UPDATE meta SET value = '3' WHERE key = 'schema'")
     with holding_lock(store_path), pytest.raises(StoreBusyError, match="store is busy"):
         SQLiteStore(store_path, busy_timeout=SHORT)
     store = SQLiteStore(store_path, busy_timeout=SHORT)
@@ -107,7 +108,7 @@ def test_a_commit_kept_waiting_by_a_reader_says_busy(tmp_path: Path) -> None:
     long as busy. (A store is in WAL mode, where readers never hold a writer back; a file in
     rollback-journal mode shows the COMMIT case.)"""
     path = tmp_path / "plain.db"
-    execute(path, "CREATE TABLE t (x)")
+    sqlite_execute(path, "CREATE TABLE t (x)")
     conn = connect(str(path), busy_timeout=SHORT, create=False)
     with holding_lock(path, mode="read"):
         conn.execute("BEGIN IMMEDIATE")
