@@ -42,8 +42,9 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,7 @@ from stategraph.service.load_client import Connection, ConnectionLost
 from stategraph.store import SQLiteStore
 from stategraph.stores import open_store
 
-__all__ = ["LoadConfig", "LoadResult", "main", "run"]
+__all__ = ["LoadConfig", "LoadResult", "main", "run", "scratch_database"]
 
 
 @dataclass(frozen=True)
@@ -428,16 +429,14 @@ def _free_port() -> int:
 
 
 @contextmanager
-def _database(server: str | None) -> Iterator[str | None]:
-    """A PostgreSQL database of the run's own on ``server`` (dropped after), or None."""
-    if server is None:
-        yield None
-        return
+def scratch_database(server: str, prefix: str = "stategraph_load") -> Iterator[str]:
+    """A new PostgreSQL database on ``server`` (a ``postgresql://`` URL of a server one may
+    create databases on), as a URL, dropped when the block ends."""
     import psycopg
 
-    name = f"stategraph_load_{os.getpid()}_{int(time.time())}"
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"  # a generated name, safe to interpolate
     with psycopg.connect(server, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")  # a generated name
+        conn.execute(f"CREATE DATABASE {name}")
     try:
         yield server.rsplit("/", 1)[0] + f"/{name}"
     finally:
@@ -455,7 +454,7 @@ def run(config: LoadConfig, folder: Path | None = None, postgres: str | None = N
     result = LoadResult(config=config, machine=machine)
     with (
         tempfile.TemporaryDirectory(prefix="stategraph-load-") as tmp,
-        _database(postgres) as database,
+        scratch_database(postgres) if postgres else nullcontext() as database,
     ):
         base = folder or Path(tmp)
         store = database or f"sqlite:///{base}/data"

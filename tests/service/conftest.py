@@ -10,7 +10,6 @@ import socket
 import sqlite3
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from fastapi.testclient import TestClient
 from stategraph.pgstore import LOCK_SQL, lock_key
 from stategraph.service.auth import Tokens, add_token
 from stategraph.service.http import create_app
+from stategraph.service.load import scratch_database
 from stategraph.service.tenants import SQLiteTenants, TenantStores
 
 
@@ -99,15 +99,8 @@ class Setup:
 @pytest.fixture(scope="session")
 def service_database() -> Iterator[str]:
     """A PostgreSQL database for the service tests alone (emptied before each test)."""
-    server = postgres_url()
-    name = f"sg_service_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(server, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")  # a generated name
-    try:
-        yield server.rsplit("/", 1)[0] + f"/{name}"
-    finally:
-        with psycopg.connect(server, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
+    with scratch_database(postgres_url(), prefix="sg_service") as database:
+        yield database
 
 
 def _empty(database: str) -> None:
