@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -80,8 +80,27 @@ def _scenario(mem: Memory) -> None:
     mem.store.set_setting("note", {"owner": "this tenant"})
 
 
+def in_threads(work: Callable[[int], None], n: int) -> list[BaseException]:
+    """Run ``work(0)`` ... ``work(n - 1)`` in ``n`` threads at once; what they raised."""
+    errors: list[BaseException] = []
+
+    def run(k: int) -> None:
+        try:
+            work(k)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(n)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return errors
+
+
 def test_every_key_and_index_leads_with_the_tenant(place: Place) -> None:
     """What a database sharded by tenant (Citus) needs to take the schema unchanged."""
+    place.open().close()  # the schema exists (this test may be the first to reach the server)
     with _pg() as conn:
         rows = conn.execute(
             "SELECT t.relname, i.relname, a.attname FROM pg_index x "
@@ -161,23 +180,14 @@ def test_a_reader_never_creates_a_tenant() -> None:
 def test_a_tenants_writers_take_turns_and_its_chain_stays_one_line(place: Place) -> None:
     """Eight threads, each with its own connection, write to one tenant at once: every write
     is there once, and the log is one chain with an entry per write."""
-    errors: list[BaseException] = []
 
     def writer(k: int) -> None:
-        try:
-            with Memory(place.url) as mem:
-                for i in range(6):
-                    mem.fact(f"w{k}-{i}")
-                    mem.belief(f"b{k}-{i}", because=[f"w{k}-{i}"])
-        except BaseException as exc:
-            errors.append(exc)
+        with Memory(place.url) as mem:
+            for i in range(6):
+                mem.fact(f"w{k}-{i}")
+                mem.belief(f"b{k}-{i}", because=[f"w{k}-{i}"])
 
-    threads = [threading.Thread(target=writer, args=(k,)) for k in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    assert in_threads(writer, 8) == []
     with Memory(place.url) as mem:
         assert mem.verify_log() == 8 * 12
         assert len(mem.holding()) == 8 * 12
@@ -269,21 +279,11 @@ def test_schemas_are_versioned_and_a_newer_one_is_refused(database: str) -> None
 
 
 def test_servers_starting_together_create_the_schema_once(database: str) -> None:
-    errors: list[BaseException] = []
-
     def start(k: int) -> None:
-        try:
-            with Memory(f"{database}?tenant=t{k}") as mem:
-                mem.fact("a")
-        except BaseException as exc:
-            errors.append(exc)
+        with Memory(f"{database}?tenant=t{k}") as mem:
+            mem.fact("a")
 
-    threads = [threading.Thread(target=start, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    assert in_threads(start, 4) == []
 
 
 def test_a_statement_without_a_postgres_form_is_refused(place: Place) -> None:
