@@ -6,7 +6,8 @@ Each pipeline is ``spacy.blank(lang)`` (zh with the jieba segmenter) plus three 
   ``id_`` is the constant the words normalise to. Overlaps resolve to the longest span.
 - ``sg_cues``: a SpanRuler over ``grounding/<lang>/cues.jsonl``: frame triggers, argument
   markers (FROM, TO), negation, hedges, clause breaks. Cues may overlap (搬到 is both a move
-  trigger and a TO marker).
+  trigger and a TO marker). Token patterns that only list words are matched as phrases
+  (:func:`as_phrases`).
 - ``stategraph_values``: dates and amounts from ``grounding/<lang>/values.jsonl`` regexes.
 
 Building a pipeline costs about a second (jieba's dictionary), so pipelines are cached per
@@ -16,8 +17,9 @@ language for the life of the process.
 from __future__ import annotations
 
 import functools
+import itertools
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import jieba
@@ -35,6 +37,7 @@ __all__ = [
     "ENTITIES_KEY",
     "REFERENCE_YEAR_KEY",
     "VALUES_KEY",
+    "as_phrases",
     "build_pipeline",
     "get_pipeline",
 ]
@@ -92,6 +95,62 @@ def _cue_patterns(lang: Lang) -> list[dict[str, Any]]:
     return read_jsonl(f"{lang}/cues.jsonl")
 
 
+def _words(token: dict[str, Any]) -> list[str | None] | None:
+    """The words one token pattern matches (None in the list: it may be left out), or None
+    when it tests anything but the word itself."""
+    if not set(token) <= {"LOWER", "ORTH", "OP"} or token.get("OP", "?") != "?":
+        return None
+    if "LOWER" in token and "ORTH" in token:
+        return None
+    if "ORTH" in token:
+        value = token["ORTH"]
+        # ORTH and LOWER agree only on a word without letter case ("-")
+        words = [value] if isinstance(value, str) and value.lower() == value.upper() else None
+    elif isinstance(token["LOWER"], str):
+        words = [token["LOWER"]]
+    elif isinstance(token["LOWER"], dict) and set(token["LOWER"]) == {"IN"}:
+        words = list(token["LOWER"]["IN"])
+    else:
+        words = None
+    if words is None:
+        return None
+    return [*words, None] if "OP" in token else list(words)
+
+
+def as_phrases(
+    patterns: list[dict[str, Any]], make_doc: Callable[[str], Doc]
+) -> list[dict[str, Any]]:
+    """The same patterns, with each token pattern that only lists words spelt out as phrases.
+
+    spaCy's Matcher tests every token predicate of every pattern on every token, which made
+    the English cue ruler (80 patterns of ``{"LOWER": {"IN": [...]}}``) two thirds of the
+    English pipeline's time; a PhraseMatcher on ``LOWER`` looks each token up once. A token
+    pattern becomes the phrases of every choice of its words (both with and without an
+    optional ``"OP": "?"`` token, as the Matcher, not greedy, reports both). It is left as a
+    token pattern when it tests more than the word (``IS_SENT_START``, another operator) or
+    when a phrase would not tokenize back into exactly its words, so the spans the ruler
+    finds are the same either way (``tests/grounding/test_pipeline.py`` holds it to that).
+    """
+    out: list[dict[str, Any]] = []
+    for pattern in patterns:
+        tokens = pattern["pattern"]
+        choices = None if isinstance(tokens, str) else [_words(t) for t in tokens]
+        phrases: list[str] = []
+        if choices is not None and all(c is not None for c in choices):
+            for combo in itertools.product(*(c for c in choices if c is not None)):
+                words = [w for w in combo if w is not None]
+                if not words or [t.lower_ for t in make_doc(" ".join(words))] != words:
+                    phrases = []
+                    break
+                phrases.append(" ".join(words))
+        if not phrases:
+            out.append(pattern)
+            continue
+        rest = {k: v for k, v in pattern.items() if k != "pattern"}
+        out.extend({**rest, "pattern": p} for p in dict.fromkeys(phrases))
+    return out
+
+
 def _zh_words(entities: list[dict[str, Any]], cues: list[dict[str, Any]]) -> set[str]:
     words = {p["pattern"] for p in entities + cues if isinstance(p["pattern"], str)}
     return {w for w in words if w.strip()}
@@ -127,7 +186,7 @@ def build_pipeline(lang: Lang) -> Language:
         name=CUES_KEY,
         config={"spans_key": CUES_KEY, "phrase_matcher_attr": "LOWER"},
     )
-    cue_ruler.add_patterns(cues)
+    cue_ruler.add_patterns(as_phrases(cues, nlp.make_doc))
     nlp.add_pipe("stategraph_values")
     return nlp
 
