@@ -139,37 +139,42 @@ class CandidateProposer:
         cap = max(self.min_df_cap, self.max_df_share * n)
         idf = {t: math.log((1 + n) / (1 + d)) + 1.0 for t, d in df.items() if d <= cap}
         skip = set(exclude) | {state.id}
-        seq: dict[str, int] = {}
+        doc: dict[str, tuple[int, str, int]] = {}  # per memory met, its posting
         entity: dict[str, float] = {}
         lexical: dict[str, float] = {}
-        size: dict[str, int] = {}
 
+        # The loops below run over every posting read (up to 64 per term, ~50 terms): they
+        # stay plain (local lookups, one store per posting) as they are most of the cost.
         args = sorted(t for t in idf if t.startswith("a:"))
         arg_weight = sum(idf[t] for t in terms if t.startswith("a:") and t in idf) or 1.0
         for t in args:
             share = idf[t] / arg_weight
-            for s, sid, n_grams in index.postings(t, self.postings):
+            for posting in index.postings(t, self.postings):
+                sid = posting[1]
                 if sid not in skip:
                     entity[sid] = entity.get(sid, 0.0) + share
-                    seq[sid] = s
-                    size[sid] = n_grams
+                    doc[sid] = posting
 
         grams = [t for t in terms if t.startswith("g:")]
         # Unseen grams are as rare as a gram can be: they weigh in the new memory's norm.
         top = math.log(1 + n) + 1.0
         norm = math.sqrt(sum(idf.get(t, top) ** 2 for t in grams)) if grams else 0.0
         looked = sorted((t for t in grams if t in idf), key=lambda t: (df[t], t))[: self.max_terms]
+        get = lexical.get
         for t in looked:
             w = idf[t] ** 2
-            for s, sid, n_grams in index.postings(t, self.postings):
+            for posting in index.postings(t, self.postings):
+                sid = posting[1]
                 if sid not in skip:
-                    lexical[sid] = lexical.get(sid, 0.0) + w
-                    seq[sid] = s
-                    size[sid] = n_grams
+                    lexical[sid] = get(sid, 0.0) + w
+                    doc[sid] = posting
         if norm:
-            rms = norm / math.sqrt(len(grams))
-            for sid, dot in lexical.items():
-                lexical[sid] = dot / (norm * rms * math.sqrt(max(size[sid], 1)))
+            scale = norm * (norm / math.sqrt(len(grams)))  # the norm times its rms
+            sqrt = math.sqrt
+            lexical = {
+                sid: dot / (scale * sqrt(max(doc[sid][2], 1))) for sid, dot in lexical.items()
+            }
+        seq = {sid: p[0] for sid, p in doc.items()}
 
         found = {s for s in entity} | {s for s, v in lexical.items() if v >= self.lexical_floor}
         latest = []
