@@ -37,6 +37,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 import clingo
@@ -193,6 +194,9 @@ class Expander:
         firings_of: the firings deriving an atom, in :func:`derive`'s order.
         carriers_of: the states carrying an atom, sorted by id.
         max_alternatives: distinct derivations kept per atom and per state.
+        memo: remembers an atom's derivations through the rules across expanders
+            (``memo(atom, compute)``), for packs without recursion, where they do not depend
+            on the path that reached the atom; None: each expander remembers its own.
     """
 
     def __init__(
@@ -200,17 +204,25 @@ class Expander:
         firings_of: Callable[[clingo.Symbol], Sequence[Firing]],
         carriers_of: Callable[[clingo.Symbol], Sequence[str]],
         max_alternatives: int,
+        memo: Memo | None = None,
     ) -> None:
         self.firings_of = firings_of
         self.carriers_of = carriers_of
         self.max_alternatives = max_alternatives
+        self._shared = memo
         self._memo: dict[clingo.Symbol, list[Derivation]] = {}
 
     def derivations(self, head: str, atoms: Sequence[clingo.Symbol]) -> list[Derivation]:
         """Every derivation of all of ``head``'s atoms, none through ``head`` itself."""
         if not atoms:
             return []
-        per_atom = [self._through_rules(sym, frozenset()) for sym in atoms]
+        shared = self._shared
+        if shared is None:
+            per_atom = [self._through_rules(sym, frozenset()) for sym in atoms]
+        else:
+            per_atom = [
+                shared(sym, partial(self._through_rules, sym, frozenset())) for sym in atoms
+            ]
         ders: dict[tuple[frozenset[str], frozenset[str]], Derivation] = {}
         for combo in itertools.product(*per_atom):
             d = Derivation(frozenset())
@@ -245,6 +257,8 @@ class Expander:
             return [Derivation(frozenset((s,))) for s in carried]
         if atom in visiting:
             return []
+        if self._shared is not None:
+            return self._shared(atom, partial(self._through_rules, atom, visiting))
         if atom not in self._memo:
             self._memo[atom] = self._through_rules(atom, visiting)
         return self._memo[atom]
@@ -253,6 +267,10 @@ class Expander:
         self, atoms: Iterable[clingo.Symbol], visiting: frozenset[clingo.Symbol]
     ) -> frozenset[str]:
         return frozenset(s for u in atoms for d in self._expand(u, visiting) for s in d.premises)
+
+
+Memo = Callable[[clingo.Symbol, Callable[[], list[Derivation]]], list[Derivation]]
+"""``memo(atom, compute)``: the remembered derivations of an atom, or ``compute()``'s."""
 
 
 def _keep(out: dict[tuple[frozenset[str], frozenset[str]], Derivation], d: Derivation) -> None:
@@ -326,11 +344,16 @@ class IncrementalLinker:
                 found = carried[atom] = inputs.carriers(atom)
             return found
 
+        def memo(atom: clingo.Symbol, compute: Callable[[], list[Derivation]]) -> list[Derivation]:
+            return goals.cached("derivations", atom, compute)
+
+        # One expander for every head: memories that share atoms (fifty reminders of one
+        # dose) share their expansions, each still watching every key its own would read.
+        expander = Expander(goals.firings, carriers, self.max_alternatives, memo)
         links = Links()
         watches: dict[str, frozenset[str]] = {}
         for head in sorted(heads):
             with goals.watch() as keys:
-                expander = Expander(goals.firings, carriers, self.max_alternatives)
                 found = expander.derivations(head, heads[head])
             watches[head] = frozenset(keys)
             if found:

@@ -371,8 +371,9 @@ class Goals:
     def _note_all(self, keys: Iterable[str]) -> None:
         (self._stack[-1] if self._stack else self.keys).update(keys)
 
-    def _cached(self, kind: str, arg: object, compute: Callable[[], T]) -> T:
-        """Memoize ``compute`` with the keys it looked up, replayed on every later hit."""
+    def cached(self, kind: str, arg: object, compute: Callable[[], T]) -> T:
+        """Memoize ``compute`` with the keys it looked up, replayed on every later hit (so a
+        caller inside :meth:`watch` sees the keys of what it was served from the memo)."""
         hit = self._memo.get((kind, arg))
         if hit is not None:
             self._note_all(hit[1])
@@ -390,7 +391,7 @@ class Goals:
         """Every rule instance that derives ``atom`` (in :func:`derive`'s order), as
         :func:`derive` reports it: none for pack knowledge; premises without pack knowledge
         or builtins; none blocked by pack knowledge."""
-        return self._cached("firings", atom, lambda: self._compute_firings(atom))
+        return self.cached("firings", atom, lambda: self._compute_firings(atom))
 
     def _compute_firings(self, atom: clingo.Symbol) -> list[Firing]:
         out: set[Firing] = set()
@@ -406,7 +407,7 @@ class Goals:
     def is_static(self, atom: clingo.Symbol) -> bool:
         """Pack knowledge: a static fact or builtin that no memory carries, or an atom that
         follows from such atoms alone through a rule without ``not``."""
-        return self._cached("static", atom, lambda: self._compute_static(atom))
+        return self.cached("static", atom, lambda: self._compute_static(atom))
 
     def _compute_static(self, atom: clingo.Symbol) -> bool:
         if _is_builtin(atom):
@@ -445,7 +446,7 @@ class Goals:
         """The rule instances deriving ``atom`` in the potential model: every positive body
         literal holds there and no ``not`` over a builtin does; with the ground positive
         and negated atoms, in body order."""
-        return self._cached("instances", atom, lambda: self._compute_instances(atom))
+        return self.cached("instances", atom, lambda: self._compute_instances(atom))
 
     def _compute_instances(
         self, atom: clingo.Symbol
@@ -556,7 +557,7 @@ class Goals:
         potential model."""
         name, arity = _signature(lit)
         key = atom_key(name, arity, bound)
-        return self._cached("derived", key, lambda: self._compute_derived(name, arity, bound))
+        return self.cached("derived", key, lambda: self._compute_derived(name, arity, bound))
 
     def _compute_derived(
         self, name: str, arity: int, bound: dict[int, clingo.Symbol]
