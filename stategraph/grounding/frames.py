@@ -358,9 +358,11 @@ def assemble(
     """
     atoms: dict[str, GroundedAtom] = {}
     notes: list[str] = []
+    by_label: dict[str, list[Mention]] = {}  # in text order, cues first, as frames read them
+    for m in (*analysis.cues, *analysis.entities):
+        by_label.setdefault(m.label, []).append(m)
     for frame in load_frames() if frames is None else frames:
-        triggers = (*analysis.cues, *analysis.entities)
-        for trigger in (m for m in triggers if m.label == frame.trigger):
+        for trigger in by_label.get(frame.trigger, ()):
             if not _applies(frame, trigger, analysis):
                 continue
             if (ref := _referenced(frame, trigger, analysis)) is not None:
