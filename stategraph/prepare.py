@@ -80,6 +80,10 @@ class Preparer:
         self._link_index: LinkIndex | None = None
         self.proposer = proposer
         self.assume = assume
+        self.grounded_ahead: dict[tuple[str, int | None], tuple[str, ...]] = {}
+        """Atoms a bulk import had grounded ahead by this memory's grounder
+        (:mod:`stategraph.grounding.ahead`), by text and reference year; a text not here is
+        grounded when its state is prepared."""
 
     def prepare(
         self, change: Change, judged: bool = False
@@ -228,7 +232,9 @@ class Preparer:
             # so grounding the same state again gives the same atoms. Without a creation
             # time such dates stay year-less ("--12") and next_date places them.
             year = st.created_at.year if st.created_at is not None else None
-            atoms = tuple(ground(st.text, reference_year=year, grounder=name).texts)
+            atoms = self.grounded_ahead.get((st.text, year))
+            if atoms is None:
+                atoms = tuple(ground(st.text, reference_year=year, grounder=name).texts)
             return st.model_copy(update={"atoms": atoms})
 
         return change.model_copy(

@@ -21,6 +21,7 @@ __all__ = [
     "RuleGrounder",
     "get_grounder",
     "ground",
+    "is_builtin",
     "register_grounder",
     "registered_grounders",
 ]
@@ -72,7 +73,8 @@ class RuleGrounder:
         return Grounding(text, chosen, tuple(atoms), tuple(notes), self.name)
 
 
-_FACTORIES: dict[str, Callable[[], Grounder]] = {DEFAULT_GROUNDER: RuleGrounder}
+_BUILTIN: dict[str, Callable[[], Grounder]] = {DEFAULT_GROUNDER: RuleGrounder}
+_FACTORIES = dict(_BUILTIN)
 
 
 def register_grounder(name: str, factory: Callable[[], Grounder]) -> None:
@@ -83,6 +85,12 @@ def register_grounder(name: str, factory: Callable[[], Grounder]) -> None:
     """
     _FACTORIES[name] = factory
     get_grounder.cache_clear()
+
+
+def is_builtin(name: str) -> bool:
+    """True when ``name`` is one of this package's grounders and no other factory has been
+    registered in its place: any process loading the package grounds with it the same way."""
+    return name in _BUILTIN and _FACTORIES.get(name) is _BUILTIN[name]
 
 
 def registered_grounders() -> list[str]:

@@ -7,6 +7,7 @@ from stategraph.bench.perf.text import TextPerfOptions, measure_size, render_tex
 KEYS = {
     "memories",
     "import_per_s",
+    "import_one_process_per_s",
     "add_p50_ms",
     "add_p99_ms",
     "linked_add_p50_ms",
@@ -15,6 +16,7 @@ KEYS = {
     "relink_peak_rss_mb",
     "relink_add_p50_ms",
     "relink_adds",
+    "worker_peak_rss_mb",
 }
 
 

@@ -5,12 +5,17 @@ rule packs and the grounder on, on the seeded workload of :mod:`stategraph.bench
 (the four pack domains in English and Chinese among unrelated memories), at each size:
 
 - ``import_per_s``: :func:`~stategraph.importing.import_memories` of the first ``SIZE``
-  memories into a new SQLite file (one transaction, every memory written as ``add`` would);
+  memories into a new SQLite file (one transaction, every memory written as ``add`` would),
+  grounding ahead in a worker process past the first 2,000 as it does by default; and
+  ``import_one_process_per_s``: the same import grounding every text itself (run first);
 - ``add_p50_ms`` / ``add_p99_ms``: then ``adds`` more memories, one ``Memory.add`` each, as
   an agent calls it;
 - ``revise_p50_ms``: then ``revisions`` changes (a fact superseded or retracted), each alone;
 - ``peak_rss_mb``: the peak resident memory of the process that did all that (and
   ``relink_peak_rss_mb``: after the from-scratch reference below, which loads every memory);
+  ``worker_peak_rss_mb``: that of the import's grounding worker, which runs beside it
+  (:mod:`stategraph.grounding.ahead`; ``None`` without one, or when this process had another
+  child before, as under pytest);
 - ``linked_add_p50_ms``: the p50 of those adds whose memory grounds to atoms (the ones the rule
   packs link; most memories, unrelated to any pack, never link);
 - ``relink_add_p50_ms``: the same linked adds on a copy of the store with every memory
@@ -67,12 +72,20 @@ def measure_size(size: int, options: TextPerfOptions) -> dict[str, Any]:
     settings = {"rules": "all", "grounder": "stategraph.rule_grounder.v1"}
     with tempfile.TemporaryDirectory(prefix="stategraph-text-") as tmp:
         path = Path(tmp) / "memory.db"
-        mem = Memory(path, **settings)  # type: ignore[arg-type]
-        rows = ((m.id, m.state()) for m in workload.memories(0, size))
-        start = time.perf_counter()
-        import_memories(mem, rows)
-        import_s = time.perf_counter() - start
-        mem.close()
+
+        def import_s(path: Path, ground_ahead_after: int | None) -> float:
+            with Memory(path, **settings) as mem:  # type: ignore[arg-type]
+                rows = ((m.id, m.state()) for m in workload.memories(0, size))
+                start = time.perf_counter()
+                import_memories(mem, rows, ground_ahead_after=ground_ahead_after)
+                return time.perf_counter() - start
+
+        one_process_s = import_s(Path(tmp) / "one-process.db", None)
+        (Path(tmp) / "one-process.db").unlink()
+        children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        default_s = import_s(path, 2_000)
+        # the peak of this process's children: the worker's, unless another child came first
+        worker = None if children else resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         shutil.copy(path, Path(tmp) / "scratch.db")
 
         mem = Memory(path, **settings)  # type: ignore[arg-type]
@@ -95,13 +108,15 @@ def measure_size(size: int, options: TextPerfOptions) -> dict[str, Any]:
         relink = _relink_adds(Path(tmp) / "scratch.db", memories, options)
     return {
         "memories": size,
-        "import_per_s": round(size / import_s, 1),
+        "import_per_s": round(size / default_s, 1),
+        "import_one_process_per_s": round(size / one_process_s, 1),
         "add_p50_ms": _ms(adds, 0.5),
         "add_p99_ms": _ms(adds, 0.99),
         "linked_add_p50_ms": _ms(linked, 0.5),
         "revise_p50_ms": _ms(revises, 0.5),
         "peak_rss_mb": round(peak, 1),
         "relink_peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "worker_peak_rss_mb": round(worker / 1024, 1) if worker else None,
         "relink_add_p50_ms": _ms(relink, 0.5) if relink else None,
         "relink_adds": len(relink),
     }
@@ -164,8 +179,9 @@ def _machine() -> dict[str, Any]:
 
 def render_text(doc: dict[str, Any]) -> str:
     """A plain table, one row per size."""
-    head = ["memories", "import/s", "add p50", "add p99", "linked add p50", "revise p50"]
-    head += ["peak RSS", "from scratch"]
+    head = ["memories", "import/s", "one process", "add p50", "add p99", "linked add p50"]
+    head += ["revise p50"]
+    head += ["peak RSS", "worker RSS", "from scratch"]
     rows = [head]
     for size, r in doc["text"].items():
         scratch, linked = r["relink_add_p50_ms"], max(r["linked_add_p50_ms"], 1e-3)
@@ -173,11 +189,13 @@ def render_text(doc: dict[str, Any]) -> str:
             [
                 f"{int(size):,}",
                 f"{r['import_per_s']:.0f}",
+                f"{r['import_one_process_per_s']:.0f}",
                 f"{r['add_p50_ms']:.1f} ms",
                 f"{r['add_p99_ms']:.1f} ms",
                 f"{r['linked_add_p50_ms']:.1f} ms",
                 f"{r['revise_p50_ms']:.1f} ms",
                 f"{r['peak_rss_mb']:.0f} MB",
+                "-" if r.get("worker_peak_rss_mb") is None else f"{r['worker_peak_rss_mb']:.0f} MB",
                 "-" if scratch is None else f"{scratch:.0f} ms ({scratch / linked:.0f}x)",
             ]
         )
@@ -185,7 +203,9 @@ def render_text(doc: dict[str, Any]) -> str:
     lines = ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
     m = doc["machine"]
     lines.append(
-        f"text memories, one add at a time after an import; linked: adds of memories with atoms; "
+        f"text memories, one add at a time after an import; one process: the import grounding "
+        f"every text itself, worker: the process grounding ahead beside it otherwise; "
+        f"linked: adds of memories with atoms; "
         f"from scratch: their p50 relinking every memory (and its ratio to incremental); "
         f"Python {m['python']}, clingo "
         f"{m['clingo']}, {m['cores']} cores"
