@@ -17,6 +17,7 @@ KEYS = {
     "relink_add_p50_ms",
     "relink_adds",
     "worker_peak_rss_mb",
+    "grounded_ahead",
 }
 
 

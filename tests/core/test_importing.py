@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -72,7 +73,7 @@ def test_grounding_ahead_writes_the_store_grounding_in_process_writes(
     assert _contents(tmp_path / "ahead.db") == _contents(tmp_path / "here.db")
 
 
-def test_the_worker_grounds_as_this_process_does() -> None:
+def test_the_worker_grounds_as_this_process_does(caplog: pytest.LogCaptureFixture) -> None:
     texts: list[tuple[str, int | None]] = [(str(s["text"]), 2026) for _, s in _rows(120, seed=9)]
     texts += [("多行\n文本 2026-12 从上海搬到深圳", None), ("", 2025)]
     worker = GroundingAhead(DEFAULT_GROUNDER)
@@ -86,8 +87,13 @@ def test_the_worker_grounds_as_this_process_does() -> None:
         found = worker.take(texts, first)
         assert worker.take(texts, first) == {}  # taken once
     finally:
-        worker.close()
+        with caplog.at_level(logging.INFO, logger="stategraph.grounding.ahead"):
+            worker.close()
     assert found == {(t, y): tuple(ground(t, reference_year=y).texts) for t, y in texts}
+    (record,) = caplog.records
+    assert record.grounded == len(found)  # type: ignore[attr-defined]
+    if Path("/proc/self/status").exists():  # its own pipelines' memory, read on Linux
+        assert record.peak_rss_kb > 50_000  # type: ignore[attr-defined]
     assert worker.submit(texts) is None  # closed: the importer grounds in process
 
 

@@ -14,8 +14,8 @@ rule packs and the grounder on, on the seeded workload of :mod:`stategraph.bench
 - ``peak_rss_mb``: the peak resident memory of the process that did all that (and
   ``relink_peak_rss_mb``: after the from-scratch reference below, which loads every memory);
   ``worker_peak_rss_mb``: that of the import's grounding worker, which runs beside it
-  (:mod:`stategraph.grounding.ahead`; ``None`` without one, or when this process had another
-  child before, as under pytest);
+  (:mod:`stategraph.grounding.ahead`; ``None`` without one), and ``grounded_ahead``: the
+  texts whose atoms the import took from it;
 - ``linked_add_p50_ms``: the p50 of those adds whose memory grounds to atoms (the ones the rule
   packs link; most memories, unrelated to any pack, never link);
 - ``relink_add_p50_ms``: the same linked adds on a copy of the store with every memory
@@ -29,12 +29,15 @@ pipelines loaded before anything is timed.
 from __future__ import annotations
 
 import json
+import logging
 import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,10 +85,8 @@ def measure_size(size: int, options: TextPerfOptions) -> dict[str, Any]:
 
         one_process_s = import_s(Path(tmp) / "one-process.db", None)
         (Path(tmp) / "one-process.db").unlink()
-        children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        default_s = import_s(path, 2_000)
-        # the peak of this process's children: the worker's, unless another child came first
-        worker = None if children else resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        with _worker_reports() as workers:
+            default_s = import_s(path, 2_000)
         shutil.copy(path, Path(tmp) / "scratch.db")
 
         mem = Memory(path, **settings)  # type: ignore[arg-type]
@@ -116,10 +117,42 @@ def measure_size(size: int, options: TextPerfOptions) -> dict[str, Any]:
         "revise_p50_ms": _ms(revises, 0.5),
         "peak_rss_mb": round(peak, 1),
         "relink_peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        "worker_peak_rss_mb": round(worker / 1024, 1) if worker else None,
+        "worker_peak_rss_mb": _mb(workers[-1].peak_rss_kb) if workers else None,
+        "grounded_ahead": workers[-1].grounded if workers else 0,
         "relink_add_p50_ms": _ms(relink, 0.5) if relink else None,
         "relink_adds": len(relink),
     }
+
+
+class _Records(logging.Handler):
+    """Keeps the records it is given."""
+
+    def __init__(self, level: int) -> None:
+        super().__init__(level)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@contextmanager
+def _worker_reports() -> Iterator[list[Any]]:
+    """The log records of the grounding workers stopped inside the block
+    (:meth:`~stategraph.grounding.ahead.GroundingAhead.close`)."""
+    handler = _Records(logging.INFO)
+    log = logging.getLogger("stategraph.grounding.ahead")
+    level = log.level
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    try:
+        yield handler.records
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
+
+
+def _mb(kb: int | None) -> float | None:
+    return None if kb is None else round(kb / 1024, 1)
 
 
 def _relink_adds(path: Path, memories: list[Any], options: TextPerfOptions) -> list[float]:
