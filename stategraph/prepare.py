@@ -92,6 +92,7 @@ class Preparer:
         store's atom index must record with it (``judged``: a judge settles this revision's
         undecided edges)."""
         change, links, compatible, writes = self.link(self.ground(change))
+        change = self.keep_rule_links(change)
         change = self.replace_stand_ins(self.propose(change))
         checked = tuple(self.check(j, change, links) for j in change.add_justifications)
         if checked != change.add_justifications:
@@ -143,6 +144,56 @@ class Preparer:
         return change.model_copy(
             update={"add_justifications": change.add_justifications + tuple(added)}
         )
+
+    def keep_rule_links(self, change: Change) -> Change:
+        """Keep what the rules derive when the writer removes a justification of its own.
+
+        A declared justification with the premises of a rule derivation is stored as one row,
+        the writer's (:meth:`link`). Removing it must not take the rules' link with it: a
+        head's rule justifications are a function of the store's atoms, the same whichever
+        way the store was written. So such a removal replaces the row with the rule
+        justification instead of deleting it.
+        """
+        if self.linker is None or not change.remove_justifications:
+            return change
+        heads = {j.head for j in change.remove_justifications}
+        removed = {j.key for j in change.remove_justifications}
+        own = [
+            j
+            for j in self.store.justifications_for(heads)
+            if j.key in removed and j.origin is not Origin.rule
+        ]
+        states = [st for h in sorted({j.head for j in own}) if (st := self._with_atoms(h))]
+        if not states:
+            return change
+        derived = {j.key: j for j in self._derive(states).justifications()}
+        kept = {j.key: derived[j.key] for j in own if j.key in derived}
+        if not kept:
+            return change
+        return change.model_copy(
+            update={
+                "remove_justifications": tuple(
+                    j for j in change.remove_justifications if j.key not in kept
+                ),
+                "add_justifications": change.add_justifications + tuple(kept.values()),
+            }
+        )
+
+    def _with_atoms(self, sid: str) -> State | None:
+        found = self.store.state(sid)
+        return found[0] if found is not None and found[0].atoms else None
+
+    def _derive(self, heads: list[State]) -> Links:
+        """The rule derivations of stored memories, as the store's atoms give them now."""
+        assert self.linker is not None
+        index = self._index()
+        if index is None or self.incremental is None:
+            atoms = {s.id: s.atoms for s in self.store.with_atoms()}
+            return self.linker.link(atoms, [h.id for h in heads])
+        from stategraph.atom_index import StoreInputs
+
+        atoms_of = {h.id: [parse_atom(a, h.id) for a in h.atoms] for h in heads}
+        return self.incremental.link(StoreInputs(index, {}), atoms_of)[0]
 
     def propose(self, change: Change) -> Change:
         """Give each derived state asserted without a basis its candidates, or an assumption.

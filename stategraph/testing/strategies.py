@@ -137,13 +137,8 @@ def change(
     def busy() -> set[str]:
         return set(retract) | {o for o, _ in supersede} | {j.head for j in add + remove}
 
-    # With atoms, a memory's rules may link a head by the very premises the scenario declares
-    # for it: the memory then holds one justification (the declared one) for both, and
-    # removing it also drops the rule's until the head is linked again, which neither the
-    # mirror nor a rebuild foresees; so removals are left out of such scenarios.
-    operations = tuple(o for o in OPERATIONS if o != "remove") if atoms else OPERATIONS
     for _ in range(draw(st.integers(1, 3))):
-        op = draw(st.sampled_from(operations))
+        op = draw(st.sampled_from(OPERATIONS))
         free = sorted(mirror.active - busy())
         if op in ("retract", "supersede") and free:
             anchors = [s for s in free if s.startswith(ANCHOR)]

@@ -179,6 +179,15 @@ def test_a_declared_justification_the_rules_also_derive_stays_declared() -> None
     mem.add(st("m2", "belief", "commute_city(user,shenzhen)"), because=["m1"])
     (j,) = mem.justifications("m2")
     assert (j.origin.value, j.premises) == ("declared", ("m1",))
-    # The writer's own justification can be taken back, as any declared one.
-    mem.revise({"remove_justifications": [{"head": "m2", "premises": ["m1"]}]})
-    assert mem.justifications("m2") == []
+    # The writer's own justification can be taken back; the rules' link stays, as linking
+    # the store from scratch would give it.
+    report = mem.revise({"remove_justifications": [{"head": "m2", "premises": ["m1"]}]})
+    (j,) = mem.justifications("m2")
+    assert (j.origin.value, j.premises) == ("rule", ("m1",))
+    assert report.change.remove_justifications == () and mem.state("m2") is not None
+    assert mem.truth("m2").value == "true"
+    # a removal of a declared justification the rules do not derive is a removal
+    mem.add(st("m3", "fact", "prefers_cuisine(user,cantonese)"))
+    mem.add(st("m4", "belief", "commute_city(user,shenzhen)"), because=[["m1", "m3"]])
+    mem.revise({"remove_justifications": [{"head": "m4", "premises": ["m1", "m3"]}]})
+    assert [j.premises for j in mem.justifications("m4")] == [("m1",)]

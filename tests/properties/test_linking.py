@@ -1,9 +1,10 @@
 """Incremental linking gives exactly what linking the final store from scratch gives.
 
-Memories carrying grounded atoms are added, superseded and retracted in any order: the atoms
-of the golden grounding files, and those of the perf workload's episodes (a move and what
-rests on it, trips with dated check-ins, prescriptions and refills, transfers under KYC), so
-that the packs' joins, dates, ``unless`` and builtins all occur, often on the same person.
+Memories carrying grounded atoms are added, superseded and retracted in any order, and the
+writer declares the premises of a rule link as its own basis or takes such a basis back. The
+atoms are those of the golden grounding files and of the perf workload's episodes (a move and
+what rests on it, trips with dated check-ins, prescriptions and refills, transfers under KYC),
+so that the packs' joins, dates, ``unless`` and builtins all occur, often on the same person.
 
 After every step, the rule justifications the store holds (head, premises, ``unless``, rules)
 must be those :func:`~stategraph.linking.link_from_scratch` computes for its contents
@@ -24,6 +25,7 @@ from hypothesis import strategies as st
 from stategraph import Memory
 from stategraph.bench.perf.textgen import generate
 from stategraph.grounding.packs import list_packs
+from stategraph.model import Justification, Origin
 from stategraph.testing.properties import assert_links_from_scratch
 
 GOLDEN = Path(__file__).parent.parent / "grounding" / "golden"
@@ -50,6 +52,8 @@ step = st.one_of(
     st.tuples(st.just("add"), st.integers(0, WINDOW), st.sampled_from(KINDS)),
     st.tuples(st.just("supersede"), st.integers(0, 10_000), st.integers(0, WINDOW)),
     st.tuples(st.just("retract"), st.integers(0, 10_000), st.just("")),
+    # the writer declares a rule link's premises as its own basis, or takes one back
+    st.tuples(st.sampled_from(["declare", "undeclare"]), st.integers(0, 10_000), st.just("")),
 )
 
 
@@ -76,4 +80,25 @@ def test_incremental_linking_equals_linking_from_scratch(
             facts.append(sid)
         elif op == "retract" and facts:
             mem.retract(facts.pop(pick % len(facts)))
+        elif op in ("declare", "undeclare"):
+            held = [j for j in mem.justifications() if mem.is_active(j.head)]
+            declared = [j for j in held if j.origin is Origin.declared]
+            links = [j for j in held if j.origin is Origin.rule]
+            if op == "undeclare" and not declared and links:
+                declared = [_declare(mem, links[pick % len(links)])]  # one to take back
+            if op == "declare" and links:
+                _declare(mem, links[pick % len(links)])
+            elif op == "undeclare" and declared:
+                j = declared[pick % len(declared)]
+                mem.revise({"remove_justifications": [_basis(j)]})
         assert_links_from_scratch(mem, f"after step {n}: {op}")
+
+
+def _basis(j: Justification) -> dict[str, object]:
+    return {"head": j.head, "premises": list(j.premises), "unless": list(j.unless)}
+
+
+def _declare(mem: Memory, link: Justification) -> Justification:
+    """Declare a rule link's premises as the writer's own basis for its head."""
+    mem.revise({"add_justifications": [_basis(link)]})
+    return next(j for j in mem.justifications(link.head) if j.key == link.key)
