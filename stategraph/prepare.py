@@ -158,10 +158,11 @@ class Preparer:
             return change
         heads = {j.head for j in change.remove_justifications}
         removed = {j.key for j in change.remove_justifications}
+        # the origins a rule derivation leaves standing (link): declared, a judge's, a review's
         own = [
             j
             for j in self.store.justifications_for(heads)
-            if j.key in removed and j.origin is not Origin.rule
+            if j.key in removed and j.origin not in _REPLACEABLE
         ]
         states = [st for h in sorted({j.head for j in own}) if (st := self._with_atoms(h))]
         if not states:
