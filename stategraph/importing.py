@@ -139,7 +139,10 @@ class _Ahead:
             if self.worker is None and self.after is not None and done >= self.after:
                 from stategraph.grounding.ahead import GroundingAhead
 
-                self.worker = GroundingAhead(str(self.grounder))
+                try:
+                    self.worker = GroundingAhead(str(self.grounder))
+                except OSError:  # no process to be had: ground everything here
+                    self.after = None
             if self.worker is not None:
                 self.mem._preparer.grounded_ahead = self.worker.take(_texts(chunk), ticket)
                 ticket = self.worker.submit(_texts(following))

@@ -131,3 +131,17 @@ def test_an_error_reading_the_input_comes_in_its_turn(
             import_memories(mem, _failing(bad, OSError("disk")))
         assert mem.states() == []
         assert import_memories(mem, iter(good))["imported"] == 3
+
+
+def test_an_import_goes_on_without_a_worker_when_none_can_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_process(*args: Any, **kwargs: Any) -> Any:
+        raise OSError("no more processes")
+
+    monkeypatch.setattr("stategraph.grounding.ahead.subprocess.Popen", no_process)
+    monkeypatch.setattr("stategraph.importing._CHUNK", 10)
+    monkeypatch.setattr("stategraph.grounding.ahead.can_ground_ahead", lambda name: True)
+    rows = _rows(40)
+    with Memory(tmp_path / "m.db", **SETTINGS) as mem:
+        assert import_memories(mem, iter(rows), ground_ahead_after=0)["imported"] == 40
