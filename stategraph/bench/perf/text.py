@@ -213,8 +213,7 @@ def _machine() -> dict[str, Any]:
 def render_text(doc: dict[str, Any]) -> str:
     """A plain table, one row per size."""
     head = ["memories", "import/s", "one process", "add p50", "add p99", "linked add p50"]
-    head += ["revise p50"]
-    head += ["peak RSS", "worker RSS", "from scratch"]
+    head += ["revise p50", "peak RSS", "worker RSS", "from scratch"]
     rows = [head]
     for size, r in doc["text"].items():
         scratch, linked = r["relink_add_p50_ms"], max(r["linked_add_p50_ms"], 1e-3)
