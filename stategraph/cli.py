@@ -239,6 +239,8 @@ def _import_lines(path: Path, model: type[M]) -> Iterator[M]:
 def _cmd_import(args: argparse.Namespace) -> int:
     path = Path(args.file)
     require_file(path)  # a mistyped file name must not leave a new empty store behind
+    if args.one_process and not args.memories:
+        raise InvalidInputError("import", [("--one-process", "only with --memories")])
     if args.memories:
         return _import_memories(args, path)
     with _open(args, create=True) as mem:
@@ -255,12 +257,14 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 
 def _import_memories(args: argparse.Namespace, path: Path) -> int:
-    from stategraph.importing import import_memories
+    from stategraph.importing import GROUND_AHEAD_AFTER, import_memories
 
     total = sum(1 for _ in import_records(path, justifications=False))
     bar = _Progress(total, sys.stderr)
     with _open(args, create=True) as mem:
-        summary = import_memories(mem, import_records(path, justifications=False), bar)
+        rows = import_records(path, justifications=False)
+        after = None if args.one_process else GROUND_AHEAD_AFTER
+        summary = import_memories(mem, rows, bar, ground_ahead_after=after)
     bar.done()
     if args.json:
         print(json.dumps(summary, sort_keys=True))
@@ -514,6 +518,12 @@ def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
         help="each line is a memory as an agent writes it ({id, kind, text, status, because, "
         "unless, context}): grounded, linked and given candidates like 'add', one after "
         "another, in one transaction (a bad line writes nothing); progress on stderr",
+    )
+    p.add_argument(
+        "--one-process",
+        action="store_true",
+        help="with --memories: ground every text in this process (by default, past 2,000 "
+        "memories a worker process grounds the texts ahead, on a machine with two CPUs)",
     )
     p.set_defaults(func=_cmd_import)
 

@@ -29,10 +29,14 @@ from stategraph.model import State
 if TYPE_CHECKING:
     from stategraph.grounding.ahead import GroundingAhead
 
-__all__ = ["BASIS_FIELDS", "MemoryImportError", "import_memories"]
+__all__ = ["BASIS_FIELDS", "GROUND_AHEAD_AFTER", "MemoryImportError", "import_memories"]
 
 BASIS_FIELDS = ("because", "unless", "context")
 """Fields of an imported memory that are its basis, not part of the state."""
+
+GROUND_AHEAD_AFTER = 2_000
+"""Memories an import writes before it starts a grounding worker (a worker takes a second or
+two to start: a shorter import is over before it would help)."""
 
 
 class MemoryImportError(StategraphError, ValueError):
@@ -59,7 +63,7 @@ def import_memories(
     mem: Memory,
     memories: Iterable[tuple[str, Mapping[str, Any]]],
     progress: Callable[[int], None] | None = None,
-    ground_ahead_after: int | None = 2_000,
+    ground_ahead_after: int | None = GROUND_AHEAD_AFTER,
 ) -> dict[str, int]:
     """Write memories one after another in one transaction.
 

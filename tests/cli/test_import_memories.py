@@ -56,3 +56,15 @@ def test_a_bad_line_is_named_and_nothing_is_imported(tmp_path: Path) -> None:
     assert f"{src}:5" in done.stderr and "nothing was imported" in done.stderr
     with Memory.open(store) as mem:
         assert mem.states() == [] and mem.history() == []
+
+
+def test_one_process_imports_the_same_and_asks_for_memories(tmp_path: Path) -> None:
+    src = tmp_path / "m.jsonl"
+    write(src, ROWS)
+    done = run("import", str(tmp_path / "a.db"), str(src), "--memories", "--one-process",
+               "--rules", "all", "--grounder", "stategraph.rule_grounder.v1", "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"imported": 4, "holding": 4, "undefined": 0}
+    refused = run("import", str(tmp_path / "b.db"), str(src), "--one-process")
+    assert refused.returncode != 0 and "--one-process" in refused.stderr
+    assert "only with --memories" in refused.stderr and not (tmp_path / "b.db").exists()

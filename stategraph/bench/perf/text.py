@@ -67,7 +67,7 @@ def measure_size(size: int, options: TextPerfOptions) -> dict[str, Any]:
     from stategraph import Memory
     from stategraph.bench.perf.textgen import generate
     from stategraph.grounding import ground
-    from stategraph.importing import import_memories
+    from stategraph.importing import GROUND_AHEAD_AFTER, import_memories
 
     ground("The user flies to Tokyo on 2026-05-10")  # load the pipelines: not timed
     ground("用户计划 2026-12 从上海搬到深圳")
@@ -86,7 +86,7 @@ def measure_size(size: int, options: TextPerfOptions) -> dict[str, Any]:
         one_process_s = import_s(Path(tmp) / "one-process.db", None)
         (Path(tmp) / "one-process.db").unlink()
         with _worker_reports() as workers:
-            default_s = import_s(path, 2_000)
+            default_s = import_s(path, GROUND_AHEAD_AFTER)
         shutil.copy(path, Path(tmp) / "scratch.db")
 
         mem = Memory(path, **settings)  # type: ignore[arg-type]
