@@ -145,3 +145,29 @@ def test_an_import_goes_on_without_a_worker_when_none_can_start(
     rows = _rows(40)
     with Memory(tmp_path / "m.db", **SETTINGS) as mem:
         assert import_memories(mem, iter(rows), ground_ahead_after=0)["imported"] == 40
+
+
+@pytest.mark.skipif(not can_ground_ahead(DEFAULT_GROUNDER), reason="needs two CPUs")
+def test_a_worker_killed_mid_import_changes_nothing_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = _rows(400, seed=11)
+    calls: list[int] = []
+    submit = GroundingAhead.submit
+
+    def killing_submit(self: GroundingAhead, texts: Any) -> int | None:
+        assert self.wait(timeout=120)
+        calls.append(len(calls))
+        if len(calls) == 3:
+            self._proc.kill()  # as the OOM killer would
+            self._proc.wait()
+        return submit(self, texts)
+
+    monkeypatch.setattr(GroundingAhead, "submit", killing_submit)
+    monkeypatch.setattr("stategraph.importing._CHUNK", 50)
+    with Memory(tmp_path / "killed.db", **SETTINGS) as mem:
+        assert import_memories(mem, iter(rows), ground_ahead_after=0)["imported"] == 400
+    with Memory(tmp_path / "here.db", **SETTINGS) as mem:
+        import_memories(mem, iter(rows), ground_ahead_after=None)
+    assert len(calls) >= 3
+    assert _contents(tmp_path / "killed.db") == _contents(tmp_path / "here.db")
