@@ -52,8 +52,9 @@ and what is sent past it would be grounded twice."""
 
 def can_ground_ahead(grounder: str) -> bool:
     """True when a worker process would ground as this process does, and run beside it: a
-    built-in grounder, and at least two CPUs this process may use."""
-    return is_builtin(grounder) and _cpus() >= 2
+    built-in grounder, at least two CPUs this process may use, and a Python to start (an
+    embedded interpreter may have none: ``sys.executable`` empty)."""
+    return is_builtin(grounder) and _cpus() >= 2 and bool(sys.executable)
 
 
 def _cpus() -> int:

@@ -110,6 +110,11 @@ def test_a_grounder_standing_in_under_a_builtin_name_is_not_grounded_ahead() -> 
     assert can_ground_ahead(DEFAULT_GROUNDER) == (len(os.sched_getaffinity(0)) >= 2)  # Linux
 
 
+def test_no_worker_without_a_python_to_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.executable", "")
+    assert not can_ground_ahead(DEFAULT_GROUNDER)
+
+
 def _failing(rows: list[tuple[str, dict[str, Any]]], exc: Exception) -> Iterator[Any]:
     yield from rows
     raise exc
