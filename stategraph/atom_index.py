@@ -22,7 +22,8 @@ import bisect
 import datetime
 import functools
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import clingo
 
@@ -77,6 +78,15 @@ def _dates(atom: clingo.Symbol) -> list[str]:
     return [
         a.string for a in atom.arguments if a.type is clingo.SymbolType.String and is_date(a.string)
     ]
+
+
+def _select_in(conn: sqlite3.Connection, sql: str, values: Iterable[str]) -> Iterator[Any]:
+    """Run ``sql`` (with one ``{}`` for the ``IN`` list) over the distinct values, sorted, 500
+    at a time (well under SQLite's limit on variables)."""
+    unique = sorted(set(values))
+    for i in range(0, len(unique), 500):
+        chunk = unique[i : i + 500]
+        yield from conn.execute(sql.format(",".join("?" * len(chunk))), chunk)
 
 
 class _DateLog:
@@ -161,11 +171,9 @@ def write(
         # A relinked memory mostly watches what it watched: only the difference is written.
         heads = sorted(watches)
         now: dict[str, set[str]] = {h: set() for h in heads}
-        for i in range(0, len(heads), 500):
-            chunk = heads[i : i + 500]
-            sql = f"SELECT head, key FROM link_watches WHERE head IN ({','.join('?' * len(chunk))})"
-            for head, key in conn.execute(sql, chunk):
-                now[head].add(key)
+        sql = "SELECT head, key FROM link_watches WHERE head IN ({})"
+        for head, key in _select_in(conn, sql, heads):
+            now[head].add(key)
         gone = [(k, h) for h in heads for k in sorted(now[h] - watches[h])]
         new = [(k, h) for h in heads for k in sorted(watches[h] - now[h])]
         if gone:
@@ -247,14 +255,8 @@ class LinkIndex:
     def known_dates(self, predicate: str, dates: Iterable[str]) -> set[str]:
         """Which of these date strings the atoms of a predicate carry already (the dates
         looked up, not every date of the predicate)."""
-        unique = sorted(set(dates))
-        out: set[str] = set()
-        for i in range(0, len(unique), 500):
-            chunk = unique[i : i + 500]
-            marks = ",".join("?" * len(chunk))
-            sql = f"SELECT predicate, date FROM input_dates WHERE date IN ({marks})"
-            out.update(d for p, d in self.conn.execute(sql, chunk) if p == predicate)
-        return out
+        sql = "SELECT predicate, date FROM input_dates WHERE date IN ({})"
+        return {d for p, d in _select_in(self.conn, sql, dates) if p == predicate}
 
     def all_dates(self) -> list[str]:
         """Every date string any atom carries."""
@@ -280,13 +282,8 @@ class LinkIndex:
 
     def watchers(self, keys: Iterable[str]) -> set[str]:
         """The memories watching any of these keys."""
-        out: set[str] = set()
-        unique = sorted(set(keys))
-        for i in range(0, len(unique), 500):
-            chunk = unique[i : i + 500]
-            sql = f"SELECT head FROM link_watches WHERE key IN ({','.join('?' * len(chunk))})"
-            out.update(r[0] for r in self.conn.execute(sql, chunk))
-        return out
+        sql = "SELECT head FROM link_watches WHERE key IN ({})"
+        return {r[0] for r in _select_in(self.conn, sql, keys)}
 
     def watchers_of_date(self, date: str) -> set[str]:
         """The memories that asked for a ``next_date`` of this date (any predicate)."""

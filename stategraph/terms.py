@@ -78,8 +78,8 @@ def terms_of(text: str, atoms: Iterable[str]) -> set[str]:
 
 
 @functools.lru_cache(maxsize=64)
-def memory_terms(text: str, atoms: tuple[str, ...]) -> set[str]:
+def memory_terms(text: str, atoms: tuple[str, ...]) -> frozenset[str]:
     """:func:`terms_of`, kept for the memories just seen: a new memory's terms are wanted
-    when its candidates are proposed and again when it is indexed. The same set is returned
-    each time: read it, never change it."""
-    return terms_of(text, atoms)
+    when its candidates are proposed and again when it is indexed (frozen: one set is shared
+    by every caller)."""
+    return frozenset(terms_of(text, atoms))
