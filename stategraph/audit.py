@@ -46,7 +46,7 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
-from stategraph.candidates import CandidateProposer
+from stategraph.candidates import Proposer, proposer_from_config
 from stategraph.errors import (
     InputSyntaxError,
     LogIntegrityError,
@@ -400,14 +400,15 @@ class _Replayer:
         return policy
 
 
-def _proposer(seq: int, config: dict[str, Any] | None) -> CandidateProposer | None:
+def _proposer(seq: int, config: dict[str, Any] | None) -> Proposer | None:
     if config is None:
         return None
-    if config.get("name") != CandidateProposer.name:
+    try:
+        return proposer_from_config(config)
+    except (ValueError, TypeError, KeyError):
         raise ReplayUnavailableError(
-            seq, f"its candidate proposer {config.get('name')!r} is not {CandidateProposer.name}"
-        )
-    return CandidateProposer(k=config["k"], lexical_floor=config["lexical_floor"])
+            seq, f"its candidate proposer {config.get('name')!r} is not one this stategraph has"
+        ) from None
 
 
 def _first_difference(field: str, logged: str, replayed: str) -> tuple[str, str, str]:

@@ -23,12 +23,19 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, ClassVar, Protocol
 
 from stategraph.model import TRUE, State, Truth
 from stategraph.terms import memory_terms
 
-__all__ = ["Candidate", "CandidateProposer", "TermIndex"]
+__all__ = [
+    "Candidate",
+    "CandidateProposer",
+    "CandidateProposerV1",
+    "Proposer",
+    "TermIndex",
+    "proposer_from_config",
+]
 
 
 class TermIndex(Protocol):
@@ -54,6 +61,36 @@ class TermIndex(Protocol):
         """The ``limit`` most recently indexed memories of these kinds, newest first."""
         ...
 
+    def holding(self, limit: int, kinds: Iterable[str]) -> list[tuple[int, str, int]]:
+        """The ``limit`` most recently indexed memories of these kinds that hold now,
+        newest first."""
+        ...
+
+
+class Proposer(Protocol):
+    """What proposes candidate premises (:class:`CandidateProposer`, or a logged older one)."""
+
+    name: ClassVar[str]
+
+    @property
+    def k(self) -> int:
+        """At most this many candidates found per memory."""
+        ...
+
+    def config(self) -> dict[str, object]:
+        """What the log records, enough to build the same proposer for a replay."""
+        ...
+
+    def propose(
+        self, index: TermIndex, state: State, exclude: Iterable[str] = (), limit: int | None = None
+    ) -> list[Candidate]:
+        """The candidates for ``state`` (see :meth:`CandidateProposer.propose`)."""
+        ...
+
+    def blockers(self, index: TermIndex, fact: State) -> list[Candidate]:
+        """The memories a new fact may defeat."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
@@ -73,8 +110,12 @@ class Candidate:
 
 
 @dataclass(frozen=True)
-class CandidateProposer:
-    """Proposes candidate premises through a store's term index (``candidates.v1``).
+class CandidateProposerV1:
+    """The first proposer (``candidates.v1``): kept so that logs written with it replay.
+
+    It cut at a lexical floor and gave two slots to the newest facts, which left the only
+    fact on a subject out whenever it was worded differently and not among the last two
+    written; :class:`CandidateProposer` ranks instead.
 
     Args:
         k: at most this many candidates per memory, all methods together.
@@ -104,7 +145,11 @@ class CandidateProposer:
     recent_kinds: frozenset[str] = frozenset({"fact"})
     blocker_floor: float = 0.15
 
-    name = "stategraph.candidates.v1"
+    name: ClassVar[str] = "stategraph.candidates.v1"
+
+    def config(self) -> dict[str, object]:
+        """What the log records of this proposer."""
+        return {"name": self.name, "k": self.k, "lexical_floor": self.lexical_floor}
 
     def blockers(self, index: TermIndex, fact: State) -> list[Candidate]:
         """The memories a new fact may defeat: its close neighbours, never its mere
@@ -220,3 +265,218 @@ def _method(sid: str, entity: dict[str, float], found: set[str]) -> str:
     if sid in entity:
         return "entity"
     return "lexical" if sid in found else "recent"
+
+
+@dataclass(frozen=True)
+class CandidateProposer:
+    """Proposes candidate premises, recall first (``candidates.v2``).
+
+    A premise left out of a memory's candidates is a silent keep waiting to happen: when it
+    goes, nothing asks about the memory. A wrong candidate costs one question. So:
+
+    - **Few facts: all of them.** While the store holds at most ``k`` facts (the exogenous
+      kinds), every one that holds is a candidate, whatever its wording: the fact a
+      conversation is about is often the one that shares no word with what the agent derived
+      from it ("works from Lisbon until August" and "becomes a Portuguese tax resident").
+    - **Beyond that, a ranking, never a floor.** Every holding memory met through the term
+      index is scored by the share of the new memory's grounded arguments it names, plus an
+      idf-weighted cosine of the two memories' grams (common grams weigh little, rare ones a
+      lot, and none is dropped: in a store of five memories nothing is "common"), plus its
+      nearness in the history for the facts written last. The best ``k`` are the candidates.
+
+    Everything is read through indexes: the newest holding facts (``k + 1`` of them, to know
+    whether there are more than ``k``), and at most ``postings`` memories for each of the
+    ``max_terms`` rarest terms of the new memory. The cost of a proposal does not grow with
+    the store. The choice is deterministic: the same store contents and indexing order give
+    the same candidates.
+
+    Args:
+        k: at most this many candidates found per memory (the caller's ``context`` comes on
+            top). Also the number of holding facts up to which every fact is a candidate.
+        max_terms: the rarest lexical terms of the new memory that are looked up.
+        postings: memories read per term (newest first).
+        near: this many of the facts written last earn a nearness score, the newest most: an
+            agent writes a conclusion while the fact that led to it is fresh.
+        near_weight: the nearness score of the newest fact (it falls linearly to 0 over
+            ``near`` facts); 1.0 is what a memory naming all the same arguments scores. Set
+            between what one rare shared word scores in two long sentences (about 0.03) and
+            what a word most memories carry does (under 0.005): wording that says something
+            comes first, the nearest facts fill the slots it leaves.
+        exogenous: the kinds counted as facts (the exogenous kinds of the memory's policy).
+    """
+
+    k: int = 8
+    max_terms: int = 48
+    postings: int = 64
+    near: int = 8
+    near_weight: float = 0.02
+    exogenous: frozenset[str] = frozenset({"fact"})
+
+    name: ClassVar[str] = "stategraph.candidates.v2"
+
+    def config(self) -> dict[str, object]:
+        """What the log records of this proposer, enough to build it again for a replay."""
+        return {
+            "name": self.name,
+            "k": self.k,
+            "max_terms": self.max_terms,
+            "postings": self.postings,
+            "near": self.near,
+            "near_weight": self.near_weight,
+            "exogenous": sorted(self.exogenous),
+        }
+
+    def blockers(self, index: TermIndex, fact: State) -> list[Candidate]:
+        """The memories a new fact may defeat: the ``2 k`` that hold and share the most with
+        it (arguments and wording; never nearness alone, as a fact does not defeat what was
+        merely written beside it). Ranked, not cut at a floor: "Hoa will look after Biscuit
+        at home" shares one name with "Biscuit goes to the kennels", and defeats it. The
+        caller keeps those whose support is only a stand-in."""
+        similar = _Similarity.of(self, index, fact, {fact.id})
+        chosen = _holding_prefix(index, similar.ranked(), 2 * self.k)
+        return [Candidate(s, similar.method(s), similar.score(s)) for s in chosen]
+
+    def propose(
+        self,
+        index: TermIndex,
+        state: State,
+        exclude: Iterable[str] = (),
+        limit: int | None = None,
+    ) -> list[Candidate]:
+        """The candidates for ``state`` among the indexed memories that hold now.
+
+        Args:
+            index: the store.
+            state: the new memory (its text and grounded atoms).
+            exclude: ids never to propose (the state itself, candidates already chosen).
+            limit: at most this many beyond the recall of every fact (default ``k``).
+        """
+        limit = self.k if limit is None else limit
+        skip = set(exclude) | {state.id}
+        # newest first; k + 1 beyond the skipped ones tells whether there are more than k
+        facts = index.holding(self.k + len(skip) + 1, self.exogenous)
+        few = len({f[1] for f in facts} - skip) <= self.k
+        facts = [f for f in facts if f[1] not in skip]
+        similar = _Similarity.of(self, index, state, skip)
+        for i, (seq, sid, _size) in enumerate(facts[: self.near]):
+            similar.seq.setdefault(sid, seq)
+            similar.near[sid] = round(self.near_weight * (1 - i / self.near), 6)
+        if few:
+            fact_ids = {f[1] for f in facts}
+            others = [s for s in similar.ranked() if s not in fact_ids]
+            chosen = [f[1] for f in facts]
+            chosen += _holding_prefix(index, others, max(0, limit - len(chosen)))
+        else:
+            chosen = _holding_prefix(index, similar.ranked(), limit)
+        chosen.sort(key=similar.order)
+        return [Candidate(s, similar.method(s, recalled=few), similar.score(s)) for s in chosen]
+
+
+@dataclass
+class _Similarity:
+    """The scores of the memories met through the term index, for one new memory."""
+
+    entity: dict[str, float]
+    lexical: dict[str, float]
+    seq: dict[str, int]
+    near: dict[str, float]
+
+    @classmethod
+    def of(
+        cls, proposer: CandidateProposer, index: TermIndex, state: State, skip: set[str]
+    ) -> _Similarity:
+        """Score every memory that shares an argument or a gram with ``state``.
+
+        The argument share is the idf weight of the shared arguments over all of the new
+        memory's; the lexical score is the idf-weighted cosine of the two gram sets. An idf
+        of ``log((1 + n) / (1 + df)) + 1`` shrinks a gram most memories carry towards 1 and
+        never to 0, so in a small store every shared word still counts.
+        """
+        out = cls({}, {}, {}, {})
+        terms = memory_terms(state.text, tuple(state.atoms))
+        if not terms:
+            return out
+        n = index.doc_count()
+        df = index.term_df(terms)
+        idf = {t: math.log((1 + n) / (1 + d)) + 1.0 for t, d in df.items()}
+        sizes: dict[str, int] = {}
+        args = sorted(t for t in idf if t.startswith("a:"))
+        arg_weight = sum(idf[t] for t in args) or 1.0
+        for t in args:
+            share = idf[t] / arg_weight
+            for seq, sid, size in index.postings(t, proposer.postings):
+                if sid not in skip:
+                    out.entity[sid] = out.entity.get(sid, 0.0) + share
+                    out.seq[sid], sizes[sid] = seq, size
+        grams = [t for t in terms if t.startswith("g:")]
+        top = math.log(1 + n) + 1.0  # an unseen gram is as rare as a gram can be
+        norm = math.sqrt(sum(idf.get(t, top) ** 2 for t in grams)) if grams else 0.0
+        looked = sorted((t for t in grams if t in idf), key=lambda t: (df[t], t))
+        dots: dict[str, float] = {}
+        for t in looked[: proposer.max_terms]:
+            w = idf[t] ** 2
+            for seq, sid, size in index.postings(t, proposer.postings):
+                if sid not in skip:
+                    dots[sid] = dots.get(sid, 0.0) + w
+                    out.seq[sid], sizes[sid] = seq, size
+        if norm:
+            scale = norm * (norm / math.sqrt(len(grams)))  # the norm times its rms
+            out.lexical = {
+                sid: dot / (scale * math.sqrt(max(sizes[sid], 1))) for sid, dot in dots.items()
+            }
+        return out
+
+    def score(self, sid: str) -> float:
+        """Arguments shared, plus wording, plus nearness (higher first)."""
+        return round(
+            self.entity.get(sid, 0.0) + self.lexical.get(sid, 0.0) + self.near.get(sid, 0.0), 6
+        )
+
+    def order(self, sid: str) -> tuple[float, int, str]:
+        """Best score first, then the newest, then by id: a total order."""
+        return (-self.score(sid), -self.seq.get(sid, 0), sid)
+
+    def ranked(self) -> list[str]:
+        """Every memory met with a score above 0, best first."""
+        met = {*self.entity, *self.lexical, *self.near}
+        return sorted((s for s in met if self.score(s) > 0), key=self.order)
+
+    def method(self, sid: str, recalled: bool = False) -> str:
+        """How a candidate was found: ``entity``, ``lexical``, ``recent`` (nearness alone),
+        or ``few_facts`` (recalled as one of at most ``k`` facts, with nothing else)."""
+        if sid in self.entity:
+            return "entity"
+        if self.lexical.get(sid, 0.0) > 0:
+            return "lexical"
+        return "few_facts" if recalled else "recent"
+
+
+def _holding_prefix(index: TermIndex, ranked: list[str], limit: int) -> list[str]:
+    """The first ``limit`` of ``ranked`` that hold, reading truth values a batch at a time
+    down the ranking, so only what can be picked is read."""
+    out: list[str] = []
+    step = max(2 * limit, 1)
+    for i in range(0, len(ranked), step):
+        if len(out) >= limit:
+            break
+        batch = ranked[i : i + step]
+        truths = index.truths(batch)
+        out += [s for s in batch if truths.get(s) is TRUE][: limit - len(out)]
+    return out
+
+
+def proposer_from_config(config: dict[str, object]) -> Proposer:
+    """The proposer a log entry's configuration names, for a replay.
+
+    Raises:
+        ValueError: for a proposer name this stategraph does not know.
+    """
+    name = config.get("name")
+    fields: dict[str, Any] = {k: v for k, v in config.items() if k != "name"}
+    if name == CandidateProposer.name:
+        if "exogenous" in fields:
+            fields["exogenous"] = frozenset(fields["exogenous"])
+        return CandidateProposer(**fields)
+    if name == CandidateProposerV1.name:
+        return CandidateProposerV1(k=fields["k"], lexical_floor=fields["lexical_floor"])
+    raise ValueError(f"unknown candidate proposer {name!r}")

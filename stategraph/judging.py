@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from stategraph.candidates import CandidateProposer, TermIndex
+from stategraph.candidates import Proposer, TermIndex
 from stategraph.graph import JustKey, SupportGraph
 from stategraph.judge.base import Judge, JudgeCall, Question, Quote, question_key
 from stategraph.model import (
@@ -122,7 +122,7 @@ def settle(
     judge: Judge,
     budget: JudgeBudget,
     store: JudgeStore,
-    proposer: CandidateProposer | None,
+    proposer: Proposer | None,
     change: Change,
     first: tuple[Revision, SupportGraph],
     solve: Callable[[Change], tuple[Revision, SupportGraph]],
@@ -219,7 +219,7 @@ class _Context:
         rev: Revision,
         graph: SupportGraph,
         store: JudgeStore,
-        proposer: CandidateProposer | None,
+        proposer: Proposer | None,
         change: Change,
     ) -> None:
         self.graph, self.store, self.proposer, self.change = graph, store, proposer, change
@@ -266,7 +266,7 @@ def _questions(
     rev: Revision,
     graph: SupportGraph,
     store: JudgeStore,
-    proposer: CandidateProposer | None,
+    proposer: Proposer | None,
     change: Change,
 ) -> list[_Asked]:
     """The edges to ask about now: a head left undefined, a candidate premise now false.
@@ -297,7 +297,7 @@ def _blocker_questions(
     rev: Revision,
     graph: SupportGraph,
     store: JudgeStore,
-    proposer: CandidateProposer | None,
+    proposer: Proposer | None,
     change: Change,
     facts: list[State],
 ) -> list[_Asked]:
@@ -551,7 +551,7 @@ def flag_blockers(
     rev: Revision,
     graph: SupportGraph,
     store: JudgeStore,
-    proposer: CandidateProposer,
+    proposer: Proposer,
     change: Change,
     facts: list[State],
 ) -> Revision:

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from stategraph.candidates import CandidateProposer
+from stategraph.candidates import CandidateProposer, Proposer
 from stategraph.errors import ConcurrentChangeError, InvalidInputError, UnknownStateError
 from stategraph.explain import Proof, WhyNot, why, why_not
 from stategraph.graph import SupportGraph
@@ -241,7 +241,7 @@ class Memory:
         rules: Sequence[str] | str | None = None,
         grounder: str | None = None,
         store: Store | None = None,
-        candidates: CandidateProposer | None = _DEFAULT_PROPOSER,
+        candidates: Proposer | None = _DEFAULT_PROPOSER,
         assume: bool = True,
         judge: Judge | None = None,
         judge_budget: JudgeBudget | None = None,
@@ -325,8 +325,7 @@ class Memory:
         if self.grounder:
             config["grounder"] = self.grounder
         if self.candidates is not None:
-            c = self.candidates
-            config["candidates"] = {"name": c.name, "k": c.k, "lexical_floor": c.lexical_floor}
+            config["candidates"] = self.candidates.config()
         if not self.assume:
             config["assume"] = False
         if self.judge is not None:

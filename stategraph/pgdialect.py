@@ -192,6 +192,12 @@ STATEMENTS: dict[str, Statement] = {
         "SELECT seq, state_id, size FROM docs WHERE tenant=%s AND kind = %s "
         "ORDER BY seq DESC LIMIT %s"
     ),
+    "SELECT d.seq, d.state_id, d.size FROM docs d JOIN states s ON s.id = d.state_id "
+    "WHERE d.kind = ? AND s.active = 1 AND s.truth = 'true' ORDER BY d.seq DESC LIMIT ?": _s(
+        "SELECT d.seq, d.state_id, d.size FROM docs d JOIN states s "
+        "ON s.tenant = d.tenant AND s.id = d.state_id WHERE d.tenant=%s AND d.kind = %s "
+        "AND s.active = 1 AND s.truth = 'true' ORDER BY d.seq DESC LIMIT %s"
+    ),
     "INSERT INTO docs VALUES (?,?,?,?)": _s(
         "INSERT INTO docs (tenant, seq, state_id, size, kind) VALUES (%s,%s,%s,%s,%s)"
     ),

@@ -20,12 +20,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from stategraph.candidates import CandidateProposer
+from stategraph.candidates import Proposer
 from stategraph.linking import IncrementalLinker, Links, RuleLinker, parse_atom
 from stategraph.model import Change, EdgeCheck, Justification, Origin, State
 from stategraph.policy import Policy
 from stategraph.revise import LinkWrites
 from stategraph.store import Store
+from stategraph.terms import argument_terms
 
 if TYPE_CHECKING:
     from stategraph.atom_index import LinkIndex
@@ -36,11 +37,15 @@ _WATCHES = "link_watches"
 _REPLACEABLE = frozenset({Origin.recovered, Origin.assumed, Origin.rule})
 """Origins a rule derivation with the same premises replaces (or refreshes)."""
 
+WITHHELD = "withheld_atoms"
+"""The metadata key under which a replacement read unclean keeps the atoms grounding found
+and the cues it left over (:meth:`Preparer.ground`): they are not its atoms."""
+
 _UNREAD = "superseded"
 """The method of a candidate left by a rule link through a fact whose replacement the
 grounder could not read (:meth:`Preparer.unread_replacements`)."""
 
-__all__ = ["Preparer"]
+__all__ = ["WITHHELD", "Preparer"]
 
 
 class Preparer:
@@ -63,7 +68,7 @@ class Preparer:
         policy: Policy,
         rules: Sequence[str],
         grounder: str | None,
-        proposer: CandidateProposer | None = None,
+        proposer: Proposer | None = None,
         assume: bool = True,
     ) -> None:
         self.store = store
@@ -97,12 +102,10 @@ class Preparer:
         checked = tuple(self.check(j, change, links) for j in change.add_justifications)
         if checked != change.add_justifications:
             change = change.model_copy(update={"add_justifications": checked})
-        if judged:
-            change = self.unread_replacements(change)
-        return change, compatible, writes
+        return self.unread_replacements(change, judged), compatible, writes
 
-    def unread_replacements(self, change: Change) -> Change:
-        """Put to the judge what a fact's unreadable replacement still supports.
+    def unread_replacements(self, change: Change, judged: bool) -> Change:
+        """Put in question what a fact's unreadable replacement still supports.
 
         A replacement the grounder reads nothing in says nothing to the rules. Logic reads
         that closed-world: what the rules derived only through the old fact goes, which is
@@ -112,12 +115,23 @@ class Preparer:
         superseded fact becomes a ``recovered`` one whose only candidate is that fact
         (method ``superseded``; its other premises are checked dependencies), so its head is
         undecided once nothing else carries it and the judge settles the edge with the
-        replacement quoted (past the judge's budget, the head goes to confirmation). Only
-        called when a judge is configured; a replacement with atoms is left to the rules.
+        replacement quoted (past the judge's budget, the head goes to confirmation).
+
+        A replacement read unclean (:data:`WITHHELD`: atoms found, but a negation or
+        cancellation cue left over, or a thing the old fact names mentioned and not read) is
+        treated so with or without a judge: its reading may say the opposite of the text, or
+        miss what it says about the old fact's subject ("the doctor doubled the metformin"
+        read as a visit to the doctor), so neither carrying nor dropping what the old fact
+        supported is safe; without a judge those states go to confirmation. A replacement
+        read cleanly is left to the rules.
         """
         if self.linker is None or self.grounder is None:
             return change
-        unread = [s.id for s in change.supersede if not s.with_.atoms and s.with_.text]
+        unread = [
+            s.id
+            for s in change.supersede
+            if not s.with_.atoms and s.with_.text and (judged or WITHHELD in s.with_.metadata)
+        ]
         if not unread:
             return change
         touched = {j.key for j in (*change.add_justifications, *change.remove_justifications)}
@@ -221,9 +235,9 @@ class Preparer:
                 continue
             context = justs[0] if justs else None
             chosen = {p: "context" for p in context.premises} if context is not None else {}
-            if self.proposer is not None and len(chosen) < self.proposer.k:
-                found = self.proposer.propose(
-                    self.store, st, exclude=chosen, limit=self.proposer.k - len(chosen)
+            if self.proposer is not None:  # called even when the context fills k: recall
+                found = self.proposer.propose(  # of every fact while there are few
+                    self.store, st, exclude=chosen, limit=max(0, self.proposer.k - len(chosen))
                 )
                 chosen.update({c.id: c.method for c in found})
             if context is None and not chosen:
@@ -289,11 +303,33 @@ class Preparer:
                 atoms = tuple(ground(st.text, reference_year=year, grounder=name).texts)
             return st.model_copy(update={"atoms": atoms})
 
+        def replacement(old: str, st: State) -> State:
+            """A replacement's atoms, only from a clean reading: a leftover negation or
+            cancellation cue ("the move is off") may mean the atoms say the opposite of the
+            text, a thing the old fact names left unread ("the doctor doubled the
+            metformin") that they miss what it says; either way atoms that repeat the old
+            fact would carry what it supported."""
+            if st.atoms or not st.text:
+                return st
+            year = st.created_at.year if st.created_at is not None else None
+            found = ground(st.text, reference_year=year, grounder=name)
+            stored = self.store.state(old)
+            named = argument_terms(stored[0].atoms) if stored is not None else set()
+            missed = sorted({v for v in found.unread_values if "a:" + v in named})
+            if not found.atoms or (found.clean and not missed):
+                return st.model_copy(update={"atoms": found.texts})
+            withheld = {"atoms": list(found.texts), "unconsumed": list(found.unconsumed)}
+            if missed:
+                withheld["unread"] = missed
+            metadata = {**st.metadata, WITHHELD: withheld}
+            return st.model_copy(update={"metadata": metadata})
+
         return change.model_copy(
             update={
                 "assert_": tuple(grounded(s) for s in change.assert_),
                 "supersede": tuple(
-                    s.model_copy(update={"with_": grounded(s.with_)}) for s in change.supersede
+                    s.model_copy(update={"with_": replacement(s.id, s.with_)})
+                    for s in change.supersede
                 ),
             }
         )

@@ -244,6 +244,10 @@ class Store(Protocol):
         lexical size)``."""
         ...
 
+    def holding(self, limit: int, kinds: Iterable[str]) -> list[tuple[int, str, int]]:
+        """The ``limit`` most recently indexed memories of these kinds that hold now."""
+        ...
+
     def commit(
         self,
         revision: Revision,
@@ -924,6 +928,22 @@ class SQLiteStore:
         lexical size)``, newest first."""
         out: list[tuple[int, str, int]] = []
         sql = "SELECT seq, state_id, size FROM docs WHERE kind = ? ORDER BY seq DESC LIMIT ?"
+        for kind in sorted(set(kinds)):
+            out += [(int(a), str(b), int(c)) for a, b, c in self.conn.execute(sql, (kind, limit))]
+        return sorted(out, reverse=True)[:limit]
+
+    def holding(self, limit: int, kinds: Iterable[str]) -> list[tuple[int, str, int]]:
+        """The ``limit`` most recently indexed memories of these kinds that hold now:
+        ``(seq, state id, lexical size)``, newest first.
+
+        Read down the kind's index newest first, so it costs the memories of these kinds
+        that no longer hold written since the ``limit``-th one that does.
+        """
+        out: list[tuple[int, str, int]] = []
+        sql = (
+            "SELECT d.seq, d.state_id, d.size FROM docs d JOIN states s ON s.id = d.state_id "
+            "WHERE d.kind = ? AND s.active = 1 AND s.truth = 'true' ORDER BY d.seq DESC LIMIT ?"
+        )
         for kind in sorted(set(kinds)):
             out += [(int(a), str(b), int(c)) for a, b, c in self.conn.execute(sql, (kind, limit))]
         return sorted(out, reverse=True)[:limit]

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from stategraph.grounding.analysis import Analysis, Mention
 from stategraph.grounding.data import read_jsonl
 from stategraph.grounding.result import GroundedAtom, SourceSpan
+from stategraph.terms import argument_terms
 
 __all__ = ["HEDGE_PREDICATE", "ArgSpec", "FrameSpec", "assemble", "load_frames"]
 
@@ -343,9 +344,15 @@ def _spans(trigger: Mention, bound: list[_Bound], frame: FrameSpec) -> tuple[Sou
     return tuple(sorted(spans, key=lambda s: (s.start, s.end, s.role)))
 
 
+POLARITY_CUES = frozenset({"NEG", "CANCEL", "REVERSAL"})
+"""Cue labels that can turn a text against what its words name: negation, cancellation, and
+reversal (``REVERSAL``: "is off", "fell through", 黄了, 算了), which no frame reads but whose
+presence, left unconsumed, means the atoms may say the opposite of the text."""
+
+
 def assemble(
     analysis: Analysis, frames: Iterable[FrameSpec] | None = None
-) -> tuple[list[GroundedAtom], list[str]]:
+) -> tuple[list[GroundedAtom], list[str], list[str]]:
     """Build the atoms of one analysed text.
 
     Args:
@@ -353,11 +360,16 @@ def assemble(
         frames: the frames to try; defaults to :func:`load_frames`.
 
     Returns:
-        The atoms (deduplicated, in order of their first span) and the notes explaining every
-        trigger that did not yield a positive atom.
+        The atoms (deduplicated, in order of their first span), the notes explaining every
+        trigger that did not yield a positive atom, and the polarity cues no frame consumed
+        (:data:`POLARITY_CUES` that neither suppressed an atom nor are part of one), as their
+        surface texts in text order. A cue is consumed when it negates a trigger in its
+        clause (whether or not the trigger found its arguments) or lies inside the spans of an
+        atom ("stopped" as the trigger of ``cancel_utility``).
     """
     atoms: dict[str, GroundedAtom] = {}
     notes: list[str] = []
+    consumed: set[Mention] = set()
     by_label: dict[str, list[Mention]] = {}  # in text order, cues first, as frames read them
     for m in (*analysis.cues, *analysis.entities):
         by_label.setdefault(m.label, []).append(m)
@@ -368,17 +380,27 @@ def assemble(
             if (ref := _referenced(frame, trigger, analysis)) is not None:
                 notes.append(f"{frame.predicate}: {trigger.text!r} is referenced by {ref.text!r}")
                 continue
+            negation, hedge = _polarity(frame, trigger, analysis)
+            if negation is not None:  # it is about this trigger, atom or not
+                consumed.add(negation)
             bindings, missing = _bind(frame, trigger, analysis)
             if missing is not None:
                 notes.append(missing)
                 continue
-            negation, hedge = _polarity(frame, trigger, analysis)
             for bound in bindings:
                 atom = _atom(frame, trigger, bound, negation, hedge, notes)
                 if atom is not None:
                     atoms.setdefault(atom.text, atom)
     ordered = sorted(atoms.values(), key=lambda a: (a.spans[0].start, a.text))
-    return ordered, sorted(set(notes))
+    spans = [(sp.start, sp.end) for a in ordered for sp in a.spans]
+    unconsumed = [
+        c.text
+        for c in analysis.cues
+        if c.label in POLARITY_CUES
+        and c not in consumed
+        and not any(start <= c.start_char and c.end_char <= end for start, end in spans)
+    ]
+    return ordered, sorted(set(notes)), unconsumed
 
 
 def _atom(
@@ -399,3 +421,22 @@ def _atom(
     return GroundedAtom(
         symbol, _spans(trigger, bound, frame), frame.predicate, hedged=hedge is not None
     )
+
+
+def unread_values(analysis: Analysis, atoms: Iterable[GroundedAtom]) -> list[str]:
+    """The values of the entities a text names that no atom took in (``metformin`` in "the
+    doctor doubled the metformin" when only a visit to the doctor was read), in text order.
+
+    A reading that leaves out what the text says about a thing it names is not the whole
+    reading: where that thing is what an old fact was about, the new atoms cannot be trusted
+    to stand for the text (``stategraph.prepare``).
+    """
+    atoms = list(atoms)
+    spans = [(sp.start, sp.end) for a in atoms for sp in a.spans]
+    read = argument_terms(a.text for a in atoms)  # named by some atom, from any mention
+    out: list[str] = []
+    for m in analysis.entities:
+        inside = any(start <= m.start_char and m.end_char <= end for start, end in spans)
+        if m.value and not inside and "a:" + m.value not in read and m.value not in out:
+            out.append(m.value)
+    return out

@@ -59,7 +59,7 @@ class RuleGrounder:
         # Imported here, not at the top: spaCy and jieba take about 0.5 s to import, and only
         # grounding needs them (``stategraph show``, ``why`` and ``--help`` never ground).
         from stategraph.grounding.analysis import analyse_doc
-        from stategraph.grounding.frames import assemble
+        from stategraph.grounding.frames import assemble, unread_values
         from stategraph.grounding.pipeline import REFERENCE_YEAR_KEY, get_pipeline
 
         chosen = detect_language(text) if lang is None else lang
@@ -69,8 +69,17 @@ class RuleGrounder:
         doc = nlp.make_doc(text)
         doc.user_data[REFERENCE_YEAR_KEY] = reference_year
         doc = nlp(doc)
-        atoms, notes = assemble(analyse_doc(doc))
-        return Grounding(text, chosen, tuple(atoms), tuple(notes), self.name)
+        analysis = analyse_doc(doc)
+        atoms, notes, unconsumed = assemble(analysis)
+        return Grounding(
+            text,
+            chosen,
+            tuple(atoms),
+            tuple(notes),
+            self.name,
+            tuple(unconsumed),
+            tuple(unread_values(analysis, atoms)),
+        )
 
 
 _BUILTIN: dict[str, Callable[[], Grounder]] = {DEFAULT_GROUNDER: RuleGrounder}

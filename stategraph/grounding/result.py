@@ -79,6 +79,11 @@ class Grounding:
         notes: why frames that started did not yield a positive atom (negated, hedged, missing
             an argument), one line each; the explanation for an empty result.
         grounder: the registry name of the grounder that produced this result.
+        unconsumed: negation, cancellation or reversal cues in the text that no atom took
+            into account ("is off", "no longer", 黄了), by their surface text. Where there are
+            any, the atoms may say the opposite of the text.
+        unread_values: the normalised values of the entities the text names that no atom
+            took in (``metformin`` in "the doctor doubled the metformin" read as a visit).
     """
 
     text: str
@@ -86,6 +91,15 @@ class Grounding:
     atoms: tuple[GroundedAtom, ...]
     notes: tuple[str, ...] = field(default=())
     grounder: str = ""
+    unconsumed: tuple[str, ...] = field(default=())
+    unread_values: tuple[str, ...] = field(default=())
+
+    @property
+    def clean(self) -> bool:
+        """True when the text was read whole: atoms were found and no negation, cancellation
+        or reversal cue was left over. Only a clean reading may carry what the fact it
+        replaces supported (``docs/revision.md``)."""
+        return bool(self.atoms) and not self.unconsumed
 
     @property
     def symbols(self) -> list[clingo.Symbol]:
@@ -115,4 +129,5 @@ class Grounding:
             "atoms": [a.to_dict() for a in self.atoms],
             "reason": self.reason,
             "notes": list(self.notes),
+            **({"unconsumed": list(self.unconsumed)} if self.unconsumed else {}),
         }

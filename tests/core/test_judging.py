@@ -254,7 +254,7 @@ def test_what_rests_on_a_possibly_defeated_memory_is_in_doubt_too() -> None:
     mem = Memory()
     mem.fact("f1", "The user moves to Manchester for a job at Auto Trader")
     mem.belief("b1", "The user pays the removal firm for the Manchester move out of pocket")
-    mem.plan("p1", "Move savings on 10 October", context=["b1"])
+    mem.plan("p1", "Set aside savings on 10 October", context=["b1"])  # no word of f2
     mem.plan("p2", "Keep the gym membership", because=["f1"])  # a declared basis: untouched
     report = mem.fact("f2", "Auto Trader pays the removal firm for the Manchester move")
     flagged = {e.id: (e.depth, e.reason.undecided) for e in report.entries}

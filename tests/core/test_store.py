@@ -120,7 +120,15 @@ def test_history_lists_every_revision(place: Place) -> None:
     assert history[-1].config == {
         "max_depth": None,
         "kinds": ["action", "belief", "fact", "plan"],
-        "candidates": {"name": "stategraph.candidates.v1", "k": 8, "lexical_floor": 0.1},
+        "candidates": {
+            "name": "stategraph.candidates.v2",
+            "k": 8,
+            "max_terms": 48,
+            "postings": 64,
+            "near": 8,
+            "near_weight": 0.02,
+            "exogenous": ["fact"],
+        },
     }
     assert all(b.prev_hash == a.hash for a, b in itertools.pairwise(history))
 

@@ -11,9 +11,11 @@ retracted and superseded. After every step:
   the plain-Python alternating fixpoint, never by the engine
   (:mod:`stategraph.testing.oracles.program`);
 - what was decided at write time is what the contract says: a derived memory written with no
-  basis got exactly one stand-in (a recovered justification of at most ``k`` memories that
-  held when it was written, or an ``assumed`` one when there was nothing to propose); a fact
-  never got a justification, its ``context`` is kept as provenance.
+  basis got exactly one stand-in (a recovered justification of its ``context`` and at most
+  ``k`` more memories that held when it was written, or an ``assumed`` one when there was
+  nothing to propose); while the store held at most ``k`` facts, every one of them that held
+  is among its candidates (recall first); a fact never got a justification, its ``context``
+  is kept as provenance.
 """
 
 from __future__ import annotations
@@ -62,8 +64,11 @@ def test_revisions_follow_the_recorded_candidates(steps: list[tuple[str, str, in
             else:
                 assert j.origin is Origin.recovered
                 assert set(context) <= set(j.premises) <= holding_before
-                assert len(j.premises) <= max(K, len(context))
+                assert len(j.premises) <= K + len(context)
                 assert {j.proposed[c] for c in context} <= {"context"}
+            holding_facts = {f for f in facts if f in holding_before}
+            if len(holding_facts) <= K:  # recall first: every holding fact is a candidate
+                assert holding_facts <= set(j.premises)
         elif kind == "retract" and facts:
             old = facts.pop(arg % len(facts))
             mem.retract(old)
