@@ -166,21 +166,42 @@ def test_a_chain_is_settled_in_rounds_shallowest_first() -> None:
     assert judge.asked[1].premise_change == "no_longer_holds"
 
 
-def test_a_second_identical_revision_asks_nothing(tmp_path: Path) -> None:
+def test_an_identical_question_in_a_later_revision_is_served_from_the_stores_cache(
+    tmp_path: Path,
+) -> None:
+    """A question whose answer was rejected leaves the edge undecided, so it can come back:
+    the same question in a later revision (after the store is reopened, with a judge that
+    never saw it) is answered from the store's cache, and the model is not asked again."""
+    stamp: Answer = lambda q: JudgeAnswer(still_holds=True, reason="trust me")  # noqa: E731
+    first = Scripted(stamp)
+    with Memory.open(tmp_path / "m.db", judge=first, candidates=None) as mem:
+        mem.fact("f0", "The user flies to Tokyo on May 10")
+        mem.belief("f1", "The user will be in Tokyo in May", because=["f0"])
+        mem.fact("f2", "The user likes sushi")
+        mem.plan("p1", "Book a sushi dinner in Tokyo", context=["f1", "f2"])
+        asked = mem.retract("f0")
+        (call,) = mem.history()[-1].calls
+    assert asked.needs_confirmation == ["p1"] and len(first.asked) == 1
+    assert not call.cached and call.attempts == 1
+    second = Scripted(stamp)
+    with Memory.open(tmp_path / "m.db", judge=second, candidates=None) as mem:
+        declared = {"head": "p1", "premises": ["f2"]}
+        assert mem.revise({"add_justifications": [declared]}).restored == ["p1"]
+        again = mem.revise({"remove_justifications": [declared]})  # p1 is undecided again
+        (served,) = mem.history()[-1].calls
+    assert second.asked == []  # the store answered: the model was not asked
+    assert served.key == call.key and served.cached and served.attempts == 0
+    assert served.answer == call.answer
+    assert again.needs_confirmation == ["p1"] and again.edges == asked.edges
+
+
+def test_each_store_keeps_its_own_cache(tmp_path: Path) -> None:
     judge = Scripted(depends)
     for name in ("a.db", "b.db"):
-        mem = trip_memory(judge, tmp_path / name)
-        mem.retract("f1")
-        mem.close()
-    # the second store asked the same question; its answer came from the model again (each
-    # store caches its own), but inside one store nothing is asked twice
-    with Memory.open(tmp_path / "a.db", judge=judge) as mem:
-        mem.fact("f3", "The user flies to Osaka")
-        before = len(judge.asked)
-        mem.plan("p2", "Book a sushi dinner in Osaka", context=["f3", "f2"])
-        mem.retract("f3")
-        mem.supersede("f2", {"id": "f2b", "text": "The user likes ramen"})
-    assert len(judge.asked) > before
+        with trip_memory(judge, tmp_path / name) as mem:
+            assert mem.retract("f1").invalidated == ["p1"]
+    first, second = judge.asked
+    assert question_key(first, "script") == question_key(second, "script")  # asked twice
 
 
 def test_cached_answers_are_served_without_the_model(tmp_path: Path) -> None:
