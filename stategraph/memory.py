@@ -334,7 +334,12 @@ class Memory:
             config["judge"] = {
                 "name": self.judge.name,
                 "model": self.judge.model,
-                "budget": {"calls": b.calls, "tokens": b.tokens, "rounds": b.rounds},
+                "budget": {
+                    "calls": b.calls,
+                    "tokens": b.tokens,
+                    "rounds": b.rounds,
+                    "seconds": b.seconds,
+                },
             }
         return config
 
