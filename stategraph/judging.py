@@ -10,7 +10,9 @@ it counts (the *basis check*):
   candidate justification); logic then settles the head;
 - "still holds": accepted only if it names support, and every id it names is one of the
   holding memories the question offered (memories that held before and after the change, or
-  that the change asserted). Then the premise is recorded as independent and the support
+  that the change asserted, among the head's own premises, the facts the change asserted and
+  the head's neighbours by grounded argument or wording; never a memory offered only for
+  being recent). Then the premise is recorded as independent and the support
   becomes a justification with origin ``judge``. A "still holds" without support is a rubber
   stamp; one that cites anything else (a memory the change moved, one that does not hold, one
   a memory's text told the model to name) is rejected and the edge stays undecided.
@@ -266,11 +268,18 @@ class _Context:
 
     def question(self, head: State, premise: str, cited: Iterable[str], how: str) -> Question:
         """The question about one edge, offering as support the memories that held before
-        and after the change (or that it asserted) among ``cited`` and the head's
-        neighbours."""
+        and after the change (or that it asserted) among ``cited`` (the head's own
+        premises) and the head's neighbours by grounded argument or wording.
+
+        Never a memory proposed only for being recent *now*: the proposer takes the last
+        facts written as candidates of a memory being written (its basis is often the fact
+        just before it), but at question time recency says nothing about a basis, and it
+        made any unrelated fact written last citable by a model obeying an injected "still
+        holds, citing ..." (SECURITY.md, the judge).
+        """
         offered = set(cited) | set(self.asserted)
         if self.proposer is not None:
-            offered |= {c.id for c in self.proposer.propose(self.store, head)}
+            offered |= {c.id for c in self.proposer.propose(self.store, head, recent=0)}
 
         def holds_unmoved(sid: str) -> bool:
             return self.value(sid) is TRUE and (sid not in self.moved or sid in self.asserted)

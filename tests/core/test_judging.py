@@ -151,6 +151,19 @@ def test_a_state_moved_by_the_change_is_never_offered_as_support() -> None:
     assert asked and all("b1" not in {h.id for h in q.holding} for q in asked)  # fell with f1
 
 
+def test_a_memory_offered_only_for_being_recent_is_never_offered_as_support() -> None:
+    judge = Scripted(holds_on_first)
+    mem = Memory(judge=judge)
+    mem.fact("f1", "The user flies to Tokyo on May 10")
+    mem.fact("f2", "The user likes sushi")
+    mem.plan("p1", "Book a sushi dinner in Tokyo")
+    mem.fact("f3", "The user's sister plays the cello")  # written last, shares nothing
+    report = mem.retract("f1")
+    (q,) = judge.asked
+    assert [h.id for h in q.holding] == ["f2"]  # its own candidate, about sushi
+    assert report.kept == ["p1"] and mem.justifications("p1")[-1].premises == ("f2",)
+
+
 def test_a_chain_is_settled_in_rounds_shallowest_first() -> None:
     judge = Scripted(depends)
     mem = Memory(judge=judge, candidates=None)  # the context alone: a1 rests on p1
