@@ -7,12 +7,13 @@ under test is the engine: what it asks, what it accepts, and what an answer chan
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 
-from stategraph import Memory
+from stategraph import Memory, audit
 from stategraph.judge import JudgeAnswer, JudgeCall, Question, ReplayJudge, question_key
 from stategraph.judging import JudgeBudget
 from stategraph.model import DecidedBy, EdgeCheck, Origin, Truth
@@ -243,6 +244,38 @@ def test_the_budget_bounds_the_calls() -> None:
     assert report.invalidated == ["p1"] and report.needs_confirmation == ["p2"]
     flagged = [e for e in report.edges if e.decided_by is None]
     assert [e.note for e in flagged] == ["not asked: the revision's judge budget is spent"]
+
+
+class Slow(Scripted):
+    """A judge that takes ``seconds`` to answer each batch."""
+
+    def __init__(self, answer: Answer, seconds: float) -> None:
+        super().__init__(answer)
+        self.seconds = seconds
+
+    def ask(self, questions: Sequence[Question]) -> list[JudgeCall]:
+        time.sleep(self.seconds)
+        return super().ask(questions)
+
+
+def test_past_the_deadline_the_next_round_is_recorded_unasked_and_replays(
+    tmp_path: Path,
+) -> None:
+    judge = Slow(depends, seconds=0.3)
+    mem = Memory(judge=judge, judge_budget=JudgeBudget(seconds=0.2), candidates=None)
+    mem.fact("f1", "The user moves to Shenzhen in December")
+    mem.plan("p1", "Look for a flat in Nanshan", context=["f1"])
+    mem.action("a1", "Call the Nanshan agent on Friday", context=["p1"])
+    report = mem.retract("f1")
+    # the first round was answered after the deadline; the second was not sent
+    assert [(q.head.id, q.premise.id) for q in judge.asked] == [("p1", "f1")]
+    assert report.invalidated == ["p1"] and report.needs_confirmation == ["a1"]
+    late = "deadline: the revision's judge time (0.2 s) ran out before it was asked"
+    assert [c.error for c in mem.history()[-1].calls] == [None, late]
+    assert [e.note for e in report.edges if e.head == "a1"] == [f"no answer: {late}"]
+    audit.export(mem.store, tmp_path / "log.jsonl")  # type: ignore[arg-type]
+    result = audit.verify_export(tmp_path / "log.jsonl")  # replayed without the clock
+    assert result.replayed == result.count == 4 and result.not_replayed == ""
 
 
 def test_logic_decides_before_the_judge_is_asked() -> None:
