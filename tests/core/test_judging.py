@@ -278,6 +278,34 @@ def test_past_the_deadline_the_next_round_is_recorded_unasked_and_replays(
     assert result.replayed == result.count == 4 and result.not_replayed == ""
 
 
+class PromptV1(Scripted):
+    """A judge still on the first prompt version (as every call logged before v2 was)."""
+
+    def ask(self, questions: Sequence[Question]) -> list[JudgeCall]:
+        return [
+            c.model_copy(
+                update={
+                    "key": question_key(c.question, self.model, "counterfactual.v1"),
+                    "prompt_version": "counterfactual.v1",
+                }
+            )
+            for c in super().ask(questions)
+        ]
+
+
+def test_a_log_of_the_first_prompt_version_and_no_deadline_replays(tmp_path: Path) -> None:
+    judge = PromptV1(depends)
+    mem = Memory(judge=judge, judge_budget=JudgeBudget(seconds=None), candidates=None)
+    mem.fact("f1", "The user moves to Shenzhen in December")
+    mem.plan("p1", "Look for a flat in Nanshan", context=["f1"])
+    mem.action("a1", "Call the Nanshan agent on Friday", context=["p1"])
+    assert mem.retract("f1").invalidated == ["a1", "p1"]
+    assert "seconds" not in mem.history()[-1].config  # logged as before the deadline existed
+    audit.export(mem.store, tmp_path / "log.jsonl")  # type: ignore[arg-type]
+    result = audit.verify_export(tmp_path / "log.jsonl")
+    assert result.replayed == result.count == 4
+
+
 def test_logic_decides_before_the_judge_is_asked() -> None:
     judge = Scripted(depends)
     mem = Memory(judge=judge)
