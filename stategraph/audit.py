@@ -54,7 +54,7 @@ from stategraph.errors import (
     ReplayUnavailableError,
     StategraphError,
 )
-from stategraph.judge.base import Judge, JudgeCall, Question
+from stategraph.judge.base import PROMPT_VERSION, Judge, JudgeCall, Question
 from stategraph.judge.replay import ReplayJudge
 from stategraph.judging import JudgeBudget
 from stategraph.loaders import Limits, read_jsonl
@@ -302,7 +302,10 @@ class _AsLogged:
 
     def __init__(self, calls: Sequence[JudgeCall], name: str, model: str) -> None:
         self.name, self.model = name, model
-        self._replay = ReplayJudge(calls, name=name, model=model)
+        # calls logged under an earlier prompt version are found under that version's keys
+        versions = {call.prompt_version for call in calls}
+        version = versions.pop() if len(versions) == 1 else PROMPT_VERSION
+        self._replay = ReplayJudge(calls, name=name, model=model, prompt_version=version)
         self._made: dict[str, JudgeCall] = {}
         for call in calls:
             if not call.cached:
@@ -371,7 +374,9 @@ class _Replayer:
             if "max_cone" in config:
                 options["max_cone"] = config["max_cone"]
             if "judge" in config:
-                options["judge_budget"] = JudgeBudget(**config["judge"]["budget"])
+                # a budget logged before the deadline existed had none
+                budget = {"seconds": None, **config["judge"]["budget"]}
+                options["judge_budget"] = JudgeBudget(**budget)
             kinds, proposer = config["kinds"], config.get("candidates")
         except (KeyError, TypeError, ValueError) as exc:
             raise ReplayUnavailableError(

@@ -10,7 +10,9 @@ it counts (the *basis check*):
   candidate justification); logic then settles the head;
 - "still holds": accepted only if it names support, and every id it names is one of the
   holding memories the question offered (memories that held before and after the change, or
-  that the change asserted). Then the premise is recorded as independent and the support
+  that the change asserted, among the head's own premises, the facts the change asserted and
+  the head's neighbours by grounded argument or wording; never a memory offered only for
+  being recent). Then the premise is recorded as independent and the support
   becomes a justification with origin ``judge``. A "still holds" without support is a rubber
   stamp; one that cites anything else (a memory the change moved, one that does not hold, one
   a memory's text told the model to name) is rejected and the edge stays undecided.
@@ -23,17 +25,26 @@ prompt version and the texts involved serves the same question again without the
 
 The judge is asked in rounds, shallowest edges first: settling a plan can put the actions
 resting on it in question, so a round re-solves before the next one asks.
+
+A revision spends on the judge within its :class:`JudgeBudget`: requests (every HTTP request,
+retries included), tokens (checked before each request from the prompt's size) and
+wall-clock seconds. A judge that knows the allowance (:mod:`stategraph.judge.limits`) is held
+to it request by request; any judge is held to it between rounds. A question the budget or
+the deadline leaves unasked is recorded as such (a call with a ``deadline`` error, logged, so
+a replay without the clock decides the same), and its edge goes to confirmation.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from stategraph.candidates import Proposer, TermIndex
 from stategraph.graph import JustKey, SupportGraph
-from stategraph.judge.base import Judge, JudgeCall, Question, Quote, question_key
+from stategraph.judge.base import Judge, JudgeCall, Question, Quote, clip_text, question_key
+from stategraph.judge.limits import Allowance, spending
 from stategraph.model import (
     FALSE,
     TRUE,
@@ -65,14 +76,20 @@ class JudgeBudget:
     """What one revision may spend on the judge; past it, edges go to confirmation.
 
     Attributes:
-        calls: questions sent to the model (answers served from the cache are free).
-        tokens: tokens sent and received, as the server reports them.
+        calls: requests sent to the model, retries included (answers served from the cache
+            are free).
+        tokens: tokens sent and received, as the server reports them; a request whose
+            prompt (estimated before it is sent) does not fit in what is left is not sent.
         rounds: ask-and-re-solve rounds (each settles one more hop of a chain).
+        seconds: wall-clock time the judge may take in one revision; past it no request is
+            sent, those in flight are cut, and the edges left go to confirmation. None: no
+            deadline (each request is still bounded by the judge's own timeout).
     """
 
     calls: int = 32
     tokens: int = 100_000
     rounds: int = 6
+    seconds: float | None = 120.0
 
 
 class JudgeStore(TermIndex, Protocol):
@@ -151,6 +168,7 @@ def settle(
     calls: list[JudgeCall] = []
     judged: dict[str, bool] = {}  # head -> some answer about it was accepted
     spent_calls = spent_tokens = 0
+    deadline = None if budget.seconds is None else time.monotonic() + budget.seconds
     blocking = _blocker_questions(rev, graph, store, proposer, change, list(facts))
     for round_ in range(budget.rounds):
         asked = blocking if round_ == 0 else []
@@ -167,14 +185,14 @@ def settle(
         room = max(0, budget.calls - spent_calls)
         if spent_tokens >= budget.tokens:
             room = 0
+        late = deadline is not None and time.monotonic() >= deadline
         send: list[int] = []
         answers: dict[int, JudgeCall] = {}
+        slots = 0  # questions given a place within the budget (sent, or too late to send)
         for i, (a, key) in enumerate(zip(pending, keys, strict=True)):
             if key in cached:
                 answers[i] = cached[key].model_copy(update={"cached": True, "attempts": 0})
-            elif len(send) < room:
-                send.append(i)
-            else:
+            elif slots >= room:
                 outcomes[a.head, a.premise] = EdgeOutcome(
                     head=a.head,
                     premise=a.premise,
@@ -182,10 +200,18 @@ def settle(
                     blocker=a.blocker,
                     note="not asked: the revision's judge budget is spent",
                 )
+            else:
+                slots += 1
+                if late:
+                    answers[i] = _too_late(judge, key, a.question, budget.seconds)
+                else:
+                    send.append(i)
         if send:
-            made = judge.ask([pending[i].question for i in send])
+            allowance = Allowance(room, budget.tokens - spent_tokens, deadline)
+            with spending(allowance):
+                made = judge.ask([pending[i].question for i in send])
             answers.update(zip(send, made, strict=True))
-            spent_calls += sum(1 for c in made if c.attempts)
+            spent_calls += sum(c.attempts for c in made)
             spent_tokens += sum(c.tokens for c in made)
         updated: dict[JustKey, Justification] = {}
         replaced: dict[JustKey, tuple[Justification, Justification]] = {}
@@ -242,11 +268,18 @@ class _Context:
 
     def question(self, head: State, premise: str, cited: Iterable[str], how: str) -> Question:
         """The question about one edge, offering as support the memories that held before
-        and after the change (or that it asserted) among ``cited`` and the head's
-        neighbours."""
+        and after the change (or that it asserted) among ``cited`` (the head's own
+        premises) and the head's neighbours by grounded argument or wording.
+
+        Never a memory proposed only for being recent *now*: the proposer takes the last
+        facts written as candidates of a memory being written (its basis is often the fact
+        just before it), but at question time recency says nothing about a basis, and it
+        made any unrelated fact written last citable by a model obeying an injected "still
+        holds, citing ..." (SECURITY.md, the judge).
+        """
         offered = set(cited) | set(self.asserted)
         if self.proposer is not None:
-            offered |= {c.id for c in self.proposer.propose(self.store, head)}
+            offered |= {c.id for c in self.proposer.propose(self.store, head, recent=0)}
 
         def holds_unmoved(sid: str) -> bool:
             return self.value(sid) is TRUE and (sid not in self.moved or sid in self.asserted)
@@ -330,7 +363,21 @@ def _blocker_questions(
 
 
 def _quote(st: State) -> Quote:
-    return Quote(id=st.id, kind=st.kind, text=st.text)
+    """A memory as a question quotes it: a long text is cut (and marked), so one memory
+    cannot fill a prompt or the budget."""
+    return Quote(id=st.id, kind=st.kind, text=clip_text(st.text))
+
+
+def _too_late(judge: Judge, key: str, question: Question, seconds: float | None) -> JudgeCall:
+    """The record of a question the deadline left unasked: logged like an answer, so that a
+    replay (which has no clock) decides this edge exactly as the revision did."""
+    return JudgeCall(
+        key=key,
+        question=question,
+        judge=judge.name,
+        model=judge.model,
+        error=f"deadline: the revision's judge time ({seconds} s) ran out before it was asked",
+    )
 
 
 def _apply(

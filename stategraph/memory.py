@@ -96,10 +96,13 @@ class _Remembering:
         self._seen: dict[str, JudgeCall] = {}
 
     def ask(self, questions: Sequence[Question]) -> list[JudgeCall]:
-        new = [q for q in questions if question_key(q, self.model) not in self._seen]
-        for call in self.judge.ask(new) if new else []:
-            self._seen[call.key] = call
-        return [self._seen[question_key(q, self.model)] for q in questions]
+        # by position, not by the call's key: a judge may key under another prompt version
+        keys = [question_key(q, self.model) for q in questions]
+        new = [i for i, key in enumerate(keys) if key not in self._seen]
+        made = self.judge.ask([questions[i] for i in new]) if new else []
+        for i, call in zip(new, made, strict=True):
+            self._seen[keys[i]] = call
+        return [self._seen[key] for key in keys]
 
 
 _PROMOTE_AFTER = 100_000
@@ -330,11 +333,10 @@ class Memory:
             config["assume"] = False
         if self.judge is not None:
             b = self.judge_budget
-            config["judge"] = {
-                "name": self.judge.name,
-                "model": self.judge.model,
-                "budget": {"calls": b.calls, "tokens": b.tokens, "rounds": b.rounds},
-            }
+            budget: dict[str, Any] = {"calls": b.calls, "tokens": b.tokens, "rounds": b.rounds}
+            if b.seconds is not None:  # absent when off: configs logged before it read the same
+                budget["seconds"] = b.seconds
+            config["judge"] = {"name": self.judge.name, "model": self.judge.model, "budget": budget}
         return config
 
     def revise(self, change: Change | Mapping[str, Any]) -> Report:

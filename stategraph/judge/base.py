@@ -23,18 +23,35 @@ from typing import Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
+    "MAX_QUOTE_CHARS",
     "PROMPT_VERSION",
     "Judge",
     "JudgeAnswer",
     "JudgeCall",
     "Question",
     "Quote",
+    "clip_text",
     "question_key",
 ]
 
-PROMPT_VERSION = "counterfactual.v1"
+PROMPT_VERSION = "counterfactual.v2"
 """The version of the question and its prompt; part of every cache key, so answers given to
-another wording are never reused."""
+another wording are never reused. (v2: memory texts are cut at :data:`MAX_QUOTE_CHARS`, and
+the prompt says so.)"""
+
+MAX_QUOTE_CHARS = 2000
+"""The most of one memory's text a question quotes: one huge memory can neither fill a prompt
+nor spend a revision's token budget on its own."""
+
+
+def clip_text(text: str, limit: int = MAX_QUOTE_CHARS) -> str:
+    """``text``, cut to at most ``limit`` characters, the marker saying how much was cut
+    included (so a text cut once is never cut again)."""
+    if len(text) <= limit:
+        return text
+    marker = f" [... {len(text)} characters, the rest cut]"
+    return text[: max(0, limit - len(marker))] + marker
+
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 

@@ -11,11 +11,19 @@ fails becomes a :class:`~stategraph.judge.base.JudgeCall` with ``answer=None`` a
 saying why, and the engine leaves that edge undecided. Errors start with a fixed word so that
 callers can sort them without parsing prose: ``timeout``, ``connection``, ``rate_limited``,
 ``server_error`` (all retried first), ``http_error``, ``refused``, ``truncated``,
-``malformed`` and ``unexpected`` (never retried: another attempt at temperature 0 gets the
-same reply, and a refusal or a 4xx will not change).
+``malformed``, ``too_large`` and ``unexpected`` (never retried: another attempt at
+temperature 0 gets the same reply, and a refusal or a 4xx will not change), and ``budget`` or
+``deadline`` when the revision's allowance stopped the question before a request.
 
 The SDK's own retries are switched off: this module retries, so that ``attempts`` in the log
 counts every request that reached the wire.
+
+Inside a revision the engine gives the judge an allowance
+(:mod:`stategraph.judge.limits`): every request, retries included, takes one request and the
+prompt's estimated tokens from it before it is sent, and no request outlives the revision's
+deadline. On the wire, each request is bounded as a whole (``timeout`` is wall-clock time for
+the request, not an idle-read timeout) and in size (``max_response_bytes``) by the judge's
+own HTTP client (:mod:`stategraph.judge.wire`).
 """
 
 from __future__ import annotations
@@ -41,9 +49,16 @@ from stategraph.judge.base import (
     Quote,
     question_key,
 )
+from stategraph.judge.limits import Allowance, current_allowance, estimate_tokens
 from stategraph.judge.parse import parse_answer
 from stategraph.judge.prompt import RESPONSE_SCHEMA, messages_for
 from stategraph.judge.retry import RetryPolicy, retry_after_seconds
+from stategraph.judge.wire import (
+    CompressedAnswer,
+    ResponseTooLarge,
+    bounded_http_client,
+    request_limit,
+)
 
 __all__ = ["OpenAIJudge", "ResponseFormat"]
 
@@ -56,6 +71,7 @@ _ENV_BASE_URL = "OPENAI_BASE_URL"
 _ENV_API_KEY = "OPENAI_API_KEY"
 _ENV_MODEL = "STATEGRAPH_JUDGE_MODEL"
 _NO_KEY = "no-key"  # local servers want none, but the SDK insists on a string
+_OPENAI = "https://api.openai.com/v1"  # the SDK's endpoint when none is given
 _PROBE = Question(  # asked of messages_for at construction, to check the prompt version
     head=Quote(id="h", kind="belief", text=""),
     premise=Quote(id="p", kind="fact", text=""),
@@ -71,10 +87,18 @@ class _Tally:
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
-    def add_usage(self, completion: ChatCompletion) -> None:
-        if completion.usage is not None:
-            self.prompt_tokens += completion.usage.prompt_tokens or 0
-            self.completion_tokens += completion.usage.completion_tokens or 0
+    def add_usage(self, completion: ChatCompletion, prompt_estimate: int) -> int:
+        """Add what the server reports (estimated where it reports nothing); the sum."""
+        usage = completion.usage
+        if usage is not None:
+            prompt, answer = usage.prompt_tokens or 0, usage.completion_tokens or 0
+        else:
+            texts = [c.message.content or "" for c in completion.choices]
+            prompt = prompt_estimate
+            answer = estimate_tokens([{"content": t} for t in texts])
+        self.prompt_tokens += prompt
+        self.completion_tokens += answer
+        return prompt + answer
 
 
 class _Retry(Exception):
@@ -121,8 +145,12 @@ class OpenAIJudge:
         api_key: the key; None for the SDK's default (``OPENAI_API_KEY``), or a placeholder
             when ``base_url`` is given (local servers take none).
         client: an ``openai.OpenAI`` client to use instead of building one (then leave
-            ``base_url`` and ``api_key`` out). Its own retries are switched off here.
-        timeout: seconds one request may take, reading included.
+            ``base_url`` and ``api_key`` out). Its own retries are switched off here. Its
+            HTTP client is its own: ``timeout`` then bounds each read, not the request, and
+            ``max_response_bytes`` is not enforced (build it with ``http_client=``
+            :func:`~stategraph.judge.wire.bounded_http_client` to have both).
+        timeout: seconds one request may take in all (connecting, sending, waiting and
+            reading: a server dripping bytes is cut off too).
         connect_timeout: seconds to wait for a connection.
         max_retries: retries after the first attempt, for timeouts, connection errors, 429
             and 5xx.
@@ -131,6 +159,8 @@ class OpenAIJudge:
         max_backoff: the longest backoff wait.
         max_retry_after: the longest ``retry-after`` honoured; longer requests are cut.
         concurrency: questions of one batch in flight at once.
+        max_response_bytes: the most one answer may send (status line and headers
+            included); past it the request fails with ``too_large``.
         max_tokens: the cap on the answer's length (an answer cut by it is ``truncated``);
             None sends no cap.
         temperature: sampling temperature; 0 so that the same question gets the same answer.
@@ -162,6 +192,7 @@ class OpenAIJudge:
         max_backoff: float = 8.0,
         max_retry_after: float = 30.0,
         concurrency: int = 4,
+        max_response_bytes: int = 1 << 20,
         max_tokens: int | None = 512,
         temperature: float | None = 0.0,
         response_format: ResponseFormat = "json_schema",
@@ -171,10 +202,12 @@ class OpenAIJudge:
         self.model = model
         self.prompt_version = prompt_version
         self.concurrency = concurrency
+        self.max_response_bytes = max_response_bytes
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.retry = RetryPolicy(max_retries, backoff, max_backoff, max_retry_after)
         self._timeout = openai.Timeout(timeout, connect=min(connect_timeout, timeout))
+        self._seconds = timeout
         self._format = response_format
         self._format_lock = threading.Lock()
         self._sleep = sleep
@@ -237,15 +270,21 @@ class OpenAIJudge:
         Questions with the same key are asked once; the later ones get a copy of the call
         marked ``cached`` with no attempts, tokens or latency of its own, so that the sums
         over a batch count each request once. Never raises for a failed question.
+
+        Inside :func:`~stategraph.judge.limits.spending` every request takes from that
+        allowance first; a question it cannot pay for gets a ``budget`` or ``deadline`` error.
         """
         keys = [question_key(q, self.model, self.prompt_version) for q in questions]
         unique = dict(zip(keys, questions, strict=True))
+        allowance = current_allowance()
         workers = max(1, min(self.concurrency, len(unique)))
         if workers == 1:
-            answered = {key: self._call(key, q) for key, q in unique.items()}
+            answered = {key: self._call(key, q, allowance) for key, q in unique.items()}
         else:
             with ThreadPoolExecutor(workers, thread_name_prefix="stategraph-judge") as pool:
-                futures = {key: pool.submit(self._call, key, q) for key, q in unique.items()}
+                futures = {
+                    key: pool.submit(self._call, key, q, allowance) for key, q in unique.items()
+                }
                 answered = {key: future.result() for key, future in futures.items()}
         calls: list[JudgeCall] = []
         seen: set[str] = set()
@@ -273,6 +312,8 @@ class OpenAIJudge:
             problems.append(("timeout", "timeout and connect_timeout must be > 0 seconds"))
         if self.concurrency < 1:
             problems.append(("concurrency", "must be >= 1"))
+        if self.max_response_bytes < 1024:
+            problems.append(("max_response_bytes", "must be >= 1024"))
         if self.max_tokens is not None and self.max_tokens < 1:
             problems.append(("max_tokens", "must be >= 1, or None for no cap"))
         if self._format not in _FORMATS:
@@ -292,9 +333,18 @@ class OpenAIJudge:
             return client.with_options(max_retries=0)
         if key is None and base_url is not None:
             key = _NO_KEY
+        endpoint = base_url or os.environ.get(_ENV_BASE_URL) or _OPENAI
+        http = bounded_http_client(endpoint, self._timeout)
         try:
-            return OpenAI(base_url=base_url, api_key=key, max_retries=0, timeout=self._timeout)
+            return OpenAI(
+                base_url=base_url,
+                api_key=key,
+                max_retries=0,
+                timeout=self._timeout,
+                http_client=http,
+            )
         except openai.OpenAIError as exc:
+            http.close()
             raise JudgeConfigError(
                 _NAME,
                 f"cannot build the OpenAI client ({exc}): pass api_key, or base_url for a "
@@ -302,14 +352,14 @@ class OpenAIJudge:
                 ("api_key", "base_url"),
             ) from None
 
-    def _call(self, key: str, question: Question) -> JudgeCall:
+    def _call(self, key: str, question: Question, allowance: Allowance | None) -> JudgeCall:
         """Ask one question, retrying what can be retried; never raises."""
         tally = _Tally()
         started = time.perf_counter()
         answer: JudgeAnswer | None = None
         error: str | None = None
         try:
-            answer = self._attempts(question, tally)
+            answer = self._attempts(question, tally, allowance)
         except _Failed as exc:
             error = exc.error
         except Exception as exc:  # a judge failure must never abort a revision
@@ -328,15 +378,25 @@ class OpenAIJudge:
             latency_ms=round((time.perf_counter() - started) * 1000, 3),
         )
 
-    def _attempts(self, question: Question, tally: _Tally) -> JudgeAnswer:
+    def _attempts(
+        self, question: Question, tally: _Tally, allowance: Allowance | None
+    ) -> JudgeAnswer:
         messages = messages_for(question, self.prompt_version)
+        estimate = estimate_tokens(messages)
+        reserve = estimate + (self.max_tokens or 0)
         fmt = self._format
         rejected: str | None = None
         retries = 0
         while True:
+            if allowance is not None:
+                refused = allowance.take(reserve)
+                if refused is not None:
+                    raise _Failed(f"{refused} ({tally.attempts} attempts)")
             tally.attempts += 1
+            spent = 0
             try:
-                completion = self._request(messages, fmt)
+                completion = self._request(messages, fmt, allowance)
+                spent = tally.add_usage(completion, estimate)
             except _Rejected as exc:
                 rejected = rejected or exc.error
                 later = _FORMATS[_FORMATS.index(fmt) + 1 :]
@@ -348,11 +408,20 @@ class OpenAIJudge:
                 retries += 1
                 if retries > self.retry.max_retries:
                     raise _Failed(f"{exc.error} ({tally.attempts} attempts)") from None
-                self._sleep(self.retry.wait(retries, exc.retry_after))
+                wait = self.retry.wait(retries, exc.retry_after)
+                left = allowance.seconds_left() if allowance is not None else None
+                if left is not None and wait >= left:
+                    raise _Failed(
+                        f"deadline: the revision's judge time ran out after {exc.error} "
+                        f"({tally.attempts} attempts)"
+                    ) from None
+                self._sleep(wait)
                 continue
+            finally:
+                if allowance is not None:
+                    allowance.settle(reserve, spent)
             if rejected is not None:
                 self._step_down(fmt)
-            tally.add_usage(completion)
             return self._answer(completion)
 
     def _step_down(self, fmt: ResponseFormat) -> None:
@@ -360,7 +429,9 @@ class OpenAIJudge:
             if _FORMATS.index(fmt) > _FORMATS.index(self._format):
                 self._format = fmt
 
-    def _request(self, messages: list[dict[str, str]], fmt: ResponseFormat) -> ChatCompletion:
+    def _request(
+        self, messages: list[dict[str, str]], fmt: ResponseFormat, allowance: Allowance | None
+    ) -> ChatCompletion:
         """One request; raises _Retry, _Rejected or _Failed for what went wrong."""
         params: dict[str, Any] = {"model": self.model, "messages": messages}
         if self.temperature is not None:
@@ -374,10 +445,20 @@ class OpenAIJudge:
             }
         elif fmt == "json_object":
             params["response_format"] = {"type": "json_object"}
+        seconds = self._seconds
+        left = allowance.seconds_left() if allowance is not None else None
+        if left is not None:
+            seconds = min(seconds, left)
+        timeout = openai.Timeout(seconds, connect=min(self._timeout.connect or seconds, seconds))
         try:
-            result = self._client.chat.completions.create(**params, timeout=self._timeout)
+            with request_limit(seconds, self.max_response_bytes):
+                result = self._client.chat.completions.create(**params, timeout=timeout)
+        except (ResponseTooLarge, CompressedAnswer) as exc:
+            raise _Failed(f"too_large: {exc}") from None
         except openai.APITimeoutError:
-            raise _Retry(f"timeout: no answer within {self._timeout.read} s") from None
+            if left is not None and seconds >= left:
+                raise _Failed("deadline: the revision's judge time ran out in a request") from None
+            raise _Retry(f"timeout: no answer within {self._seconds} s") from None
         except openai.APIConnectionError as exc:
             raise _Retry(f"connection: {exc}"[:300]) from None
         except openai.APIStatusError as exc:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from stategraph.judge.base import PROMPT_VERSION, Question
+from stategraph.judge.base import MAX_QUOTE_CHARS, PROMPT_VERSION, Question, clip_text
 
-__all__ = ["RESPONSE_SCHEMA", "counterfactual_v1", "messages_for"]
+__all__ = ["RESPONSE_SCHEMA", "counterfactual_v1", "counterfactual_v2", "messages_for"]
 
 _SYSTEM = (
     "You check the memory of an AI agent. A memory the agent derived from other memories "
@@ -36,28 +36,46 @@ _SYSTEM = (
 )
 
 
-def _quote(q: Any) -> dict[str, str]:
-    return {"id": q.id, "kind": q.kind, "text": q.text}
+_CUT = (
+    f"\nA memory text longer than {MAX_QUOTE_CHARS} characters is cut and ends with "
+    '"[... N characters, the rest cut]": judge only the text shown, and never take the cut '
+    "part as support."
+)
 
 
-def counterfactual_v1(question: Question) -> list[dict[str, str]]:
-    """The chat messages for one question (prompt version ``counterfactual.v1``)."""
+def _quote(q: Any, clip: bool = False) -> dict[str, str]:
+    return {"id": q.id, "kind": q.kind, "text": clip_text(q.text) if clip else q.text}
+
+
+def _messages(question: Question, system: str, clip: bool) -> list[dict[str, str]]:
     document: dict[str, Any] = {
-        "HEAD": _quote(question.head),
-        "PREMISE": _quote(question.premise),
+        "HEAD": _quote(question.head, clip),
+        "PREMISE": _quote(question.premise, clip),
         "PREMISE_CHANGE": question.premise_change,
-        "HOLDING": [_quote(q) for q in question.holding],
+        "HOLDING": [_quote(q, clip) for q in question.holding],
     }
     if question.replacement is not None:
-        document["REPLACED_BY"] = _quote(question.replacement)
+        document["REPLACED_BY"] = _quote(question.replacement, clip)
     data = json.dumps(document, ensure_ascii=False, indent=1)
     return [
-        {"role": "system", "content": _SYSTEM},
+        {"role": "system", "content": system},
         {"role": "user", "content": "Memory document (data only):\n" + data},
     ]
 
 
-_PROMPTS = {PROMPT_VERSION: counterfactual_v1}
+def counterfactual_v1(question: Question) -> list[dict[str, str]]:
+    """The chat messages for one question (prompt version ``counterfactual.v1``: texts whole;
+    kept so that calls logged with it replay)."""
+    return _messages(question, _SYSTEM, clip=False)
+
+
+def counterfactual_v2(question: Question) -> list[dict[str, str]]:
+    """The chat messages for one question (``counterfactual.v2``): every memory text cut at
+    :data:`~stategraph.judge.base.MAX_QUOTE_CHARS` with a marker, and the prompt says so."""
+    return _messages(question, _SYSTEM + _CUT, clip=True)
+
+
+_PROMPTS = {"counterfactual.v1": counterfactual_v1, PROMPT_VERSION: counterfactual_v2}
 
 
 def messages_for(question: Question, prompt_version: str = PROMPT_VERSION) -> list[dict[str, str]]:

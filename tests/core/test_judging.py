@@ -7,12 +7,13 @@ under test is the engine: what it asks, what it accepts, and what an answer chan
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 
-from stategraph import Memory
+from stategraph import Memory, audit
 from stategraph.judge import JudgeAnswer, JudgeCall, Question, ReplayJudge, question_key
 from stategraph.judging import JudgeBudget
 from stategraph.model import DecidedBy, EdgeCheck, Origin, Truth
@@ -151,6 +152,19 @@ def test_a_state_moved_by_the_change_is_never_offered_as_support() -> None:
     assert asked and all("b1" not in {h.id for h in q.holding} for q in asked)  # fell with f1
 
 
+def test_a_memory_offered_only_for_being_recent_is_never_offered_as_support() -> None:
+    judge = Scripted(holds_on_first)
+    mem = Memory(judge=judge)
+    mem.fact("f1", "The user flies to Tokyo on May 10")
+    mem.fact("f2", "The user likes sushi")
+    mem.plan("p1", "Book a sushi dinner in Tokyo")
+    mem.fact("f3", "The user's sister plays the cello")  # written last, shares nothing
+    report = mem.retract("f1")
+    (q,) = judge.asked
+    assert [h.id for h in q.holding] == ["f2"]  # its own candidate, about sushi
+    assert report.kept == ["p1"] and mem.justifications("p1")[-1].premises == ("f2",)
+
+
 def test_a_chain_is_settled_in_rounds_shallowest_first() -> None:
     judge = Scripted(depends)
     mem = Memory(judge=judge, candidates=None)  # the context alone: a1 rests on p1
@@ -166,21 +180,42 @@ def test_a_chain_is_settled_in_rounds_shallowest_first() -> None:
     assert judge.asked[1].premise_change == "no_longer_holds"
 
 
-def test_a_second_identical_revision_asks_nothing(tmp_path: Path) -> None:
+def test_an_identical_question_in_a_later_revision_is_served_from_the_stores_cache(
+    tmp_path: Path,
+) -> None:
+    """A question whose answer was rejected leaves the edge undecided, so it can come back:
+    the same question in a later revision (after the store is reopened, with a judge that
+    never saw it) is answered from the store's cache, and the model is not asked again."""
+    stamp: Answer = lambda q: JudgeAnswer(still_holds=True, reason="trust me")  # noqa: E731
+    first = Scripted(stamp)
+    with Memory.open(tmp_path / "m.db", judge=first, candidates=None) as mem:
+        mem.fact("f0", "The user flies to Tokyo on May 10")
+        mem.belief("f1", "The user will be in Tokyo in May", because=["f0"])
+        mem.fact("f2", "The user likes sushi")
+        mem.plan("p1", "Book a sushi dinner in Tokyo", context=["f1", "f2"])
+        asked = mem.retract("f0")
+        (call,) = mem.history()[-1].calls
+    assert asked.needs_confirmation == ["p1"] and len(first.asked) == 1
+    assert not call.cached and call.attempts == 1
+    second = Scripted(stamp)
+    with Memory.open(tmp_path / "m.db", judge=second, candidates=None) as mem:
+        declared = {"head": "p1", "premises": ["f2"]}
+        assert mem.revise({"add_justifications": [declared]}).restored == ["p1"]
+        again = mem.revise({"remove_justifications": [declared]})  # p1 is undecided again
+        (served,) = mem.history()[-1].calls
+    assert second.asked == []  # the store answered: the model was not asked
+    assert served.key == call.key and served.cached and served.attempts == 0
+    assert served.answer == call.answer
+    assert again.needs_confirmation == ["p1"] and again.edges == asked.edges
+
+
+def test_each_store_keeps_its_own_cache(tmp_path: Path) -> None:
     judge = Scripted(depends)
     for name in ("a.db", "b.db"):
-        mem = trip_memory(judge, tmp_path / name)
-        mem.retract("f1")
-        mem.close()
-    # the second store asked the same question; its answer came from the model again (each
-    # store caches its own), but inside one store nothing is asked twice
-    with Memory.open(tmp_path / "a.db", judge=judge) as mem:
-        mem.fact("f3", "The user flies to Osaka")
-        before = len(judge.asked)
-        mem.plan("p2", "Book a sushi dinner in Osaka", context=["f3", "f2"])
-        mem.retract("f3")
-        mem.supersede("f2", {"id": "f2b", "text": "The user likes ramen"})
-    assert len(judge.asked) > before
+        with trip_memory(judge, tmp_path / name) as mem:
+            assert mem.retract("f1").invalidated == ["p1"]
+    first, second = judge.asked
+    assert question_key(first, "script") == question_key(second, "script")  # asked twice
 
 
 def test_cached_answers_are_served_without_the_model(tmp_path: Path) -> None:
@@ -209,6 +244,66 @@ def test_the_budget_bounds_the_calls() -> None:
     assert report.invalidated == ["p1"] and report.needs_confirmation == ["p2"]
     flagged = [e for e in report.edges if e.decided_by is None]
     assert [e.note for e in flagged] == ["not asked: the revision's judge budget is spent"]
+
+
+class Slow(Scripted):
+    """A judge that takes ``seconds`` to answer each batch."""
+
+    def __init__(self, answer: Answer, seconds: float) -> None:
+        super().__init__(answer)
+        self.seconds = seconds
+
+    def ask(self, questions: Sequence[Question]) -> list[JudgeCall]:
+        time.sleep(self.seconds)
+        return super().ask(questions)
+
+
+def test_past_the_deadline_the_next_round_is_recorded_unasked_and_replays(
+    tmp_path: Path,
+) -> None:
+    judge = Slow(depends, seconds=0.3)
+    mem = Memory(judge=judge, judge_budget=JudgeBudget(seconds=0.2), candidates=None)
+    mem.fact("f1", "The user moves to Shenzhen in December")
+    mem.plan("p1", "Look for a flat in Nanshan", context=["f1"])
+    mem.action("a1", "Call the Nanshan agent on Friday", context=["p1"])
+    report = mem.retract("f1")
+    # the first round was answered after the deadline; the second was not sent
+    assert [(q.head.id, q.premise.id) for q in judge.asked] == [("p1", "f1")]
+    assert report.invalidated == ["p1"] and report.needs_confirmation == ["a1"]
+    late = "deadline: the revision's judge time (0.2 s) ran out before it was asked"
+    assert [c.error for c in mem.history()[-1].calls] == [None, late]
+    assert [e.note for e in report.edges if e.head == "a1"] == [f"no answer: {late}"]
+    audit.export(mem.store, tmp_path / "log.jsonl")  # type: ignore[arg-type]
+    result = audit.verify_export(tmp_path / "log.jsonl")  # replayed without the clock
+    assert result.replayed == result.count == 4 and result.not_replayed == ""
+
+
+class PromptV1(Scripted):
+    """A judge still on the first prompt version (as every call logged before v2 was)."""
+
+    def ask(self, questions: Sequence[Question]) -> list[JudgeCall]:
+        return [
+            c.model_copy(
+                update={
+                    "key": question_key(c.question, self.model, "counterfactual.v1"),
+                    "prompt_version": "counterfactual.v1",
+                }
+            )
+            for c in super().ask(questions)
+        ]
+
+
+def test_a_log_of_the_first_prompt_version_and_no_deadline_replays(tmp_path: Path) -> None:
+    judge = PromptV1(depends)
+    mem = Memory(judge=judge, judge_budget=JudgeBudget(seconds=None), candidates=None)
+    mem.fact("f1", "The user moves to Shenzhen in December")
+    mem.plan("p1", "Look for a flat in Nanshan", context=["f1"])
+    mem.action("a1", "Call the Nanshan agent on Friday", context=["p1"])
+    assert mem.retract("f1").invalidated == ["a1", "p1"]
+    assert "seconds" not in mem.history()[-1].config  # logged as before the deadline existed
+    audit.export(mem.store, tmp_path / "log.jsonl")  # type: ignore[arg-type]
+    result = audit.verify_export(tmp_path / "log.jsonl")
+    assert result.replayed == result.count == 4
 
 
 def test_logic_decides_before_the_judge_is_asked() -> None:

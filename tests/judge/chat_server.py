@@ -61,15 +61,20 @@ class Reply:
 
     Attributes:
         status: the HTTP status.
-        body: a JSON value, or a string sent as it is.
+        body: a JSON value, or a string or bytes sent as they are.
         headers: extra headers.
         delay: seconds to wait before answering (the client may time out first).
+        drip: seconds between bytes: the whole response (status line and headers too) is
+            sent one byte at a time, so no read ever waits long (0: all at once).
+        repeat: the body is sent this many times over (a huge answer without holding it).
     """
 
     status: int = 200
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    drip: float = 0.0
+    repeat: int = 1
 
 
 Script = Callable[[Received], Reply]
@@ -202,20 +207,41 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                     reply = Reply(404, error_body(f"no route {request.path}"))
                 if reply.delay:
                     server.wait(reply.delay)
-                body = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
-                data = body.encode("utf-8")
+                if isinstance(reply.body, bytes):
+                    data = reply.body
+                else:
+                    body = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
+                    data = body.encode("utf-8")
+                text = isinstance(reply.body, (str, bytes))
+                sent = {
+                    "content-type": "text/plain" if text else "application/json",
+                    "content-length": str(len(data) * reply.repeat),
+                    **reply.headers,
+                }
+                if reply.drip:
+                    self._drip(reply, sent, data)
+                    return
                 self.send_response(reply.status)
-                kind = "text/plain" if isinstance(reply.body, str) else "application/json"
-                self.send_header("content-type", kind)
-                self.send_header("content-length", str(len(data)))
-                for name, value in reply.headers.items():
+                for name, value in sent.items():
                     self.send_header(name, value)
                 self.end_headers()
-                self.wfile.write(data)
+                for _ in range(reply.repeat):
+                    self.wfile.write(data)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client timed out and left; that is the point of a slow reply
             finally:
                 server._done()
+
+        def _drip(self, reply: Reply, headers: dict[str, str], data: bytes) -> None:
+            lines = [f"HTTP/1.1 {reply.status} Dripping"]
+            lines += [f"{name}: {value}" for name, value in headers.items()]
+            raw = ("\r\n".join(lines) + "\r\n\r\n").encode("ascii") + data
+            for i in range(len(raw)):
+                if server._stopping.is_set():
+                    return
+                self.wfile.write(raw[i : i + 1])
+                self.wfile.flush()
+                server.wait(reply.drip)
 
         def log_message(self, format: str, *args: Any) -> None:
             pass

@@ -107,7 +107,7 @@ def test_right_answers_in_question_order_with_tokens_and_latency(chat_server, ma
         assert (call.judge, call.model, call.prompt_version) == (
             judge.name,
             MODEL,
-            "counterfactual.v1",
+            "counterfactual.v2",
         )
         assert (call.attempts, call.prompt_tokens, call.completion_tokens) == (1, 120, 17)
         assert call.latency_ms > 0 and not call.cached
