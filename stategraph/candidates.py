@@ -29,6 +29,7 @@ from stategraph.model import TRUE, State, Truth
 from stategraph.terms import memory_terms
 
 __all__ = [
+    "UNRELATED_METHODS",
     "Candidate",
     "CandidateProposer",
     "CandidateProposerV1",
@@ -65,6 +66,13 @@ class TermIndex(Protocol):
         """The ``limit`` most recently indexed memories of these kinds that hold now,
         newest first."""
         ...
+
+
+UNRELATED_METHODS = frozenset({"recent", "few_facts"})
+"""The methods that propose a memory for no relation found to the new one (it was written
+last, or it is one of few facts): a candidate, so that it is asked about, but never offered
+to a judge as a basis, where recency says nothing and an injected "cite it" would be
+obeyed (SECURITY.md)."""
 
 
 class Proposer(Protocol):
@@ -328,12 +336,15 @@ class CandidateProposer:
 
     def blockers(self, index: TermIndex, fact: State) -> list[Candidate]:
         """The memories a new fact may defeat: the ``2 k`` that hold and share the most with
-        it (arguments and wording; never nearness alone, as a fact does not defeat what was
-        merely written beside it). Ranked, not cut at a floor: "Hoa will look after Biscuit
-        at home" shares one name with "Biscuit goes to the kennels", and defeats it. The
-        caller keeps those whose support is only a stand-in."""
+        it, arguments and wording. Ranked, with only the least bar of relation: a rare word
+        in common (``near_weight``, what one rare shared word scores in two long
+        sentences). "Hoa will look after Biscuit at home" shares one name with "Biscuit goes
+        to the kennels", and defeats it; "the user's sister plays the cello" shares only
+        common grams with a plan for Tokyo, and is never asked about it. The caller keeps
+        those whose support is only a stand-in."""
         similar = _Similarity.of(self, index, fact, {fact.id})
-        chosen = _holding_prefix(index, similar.ranked(), 2 * self.k)
+        related = [s for s in similar.ranked() if similar.score(s) >= self.near_weight]
+        chosen = _holding_prefix(index, related, 2 * self.k)
         return [Candidate(s, similar.method(s), similar.score(s)) for s in chosen]
 
     def propose(

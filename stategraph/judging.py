@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from stategraph.candidates import Proposer, TermIndex
+from stategraph.candidates import UNRELATED_METHODS, Proposer, TermIndex
 from stategraph.graph import JustKey, SupportGraph
 from stategraph.judge.base import Judge, JudgeCall, Question, Quote, clip_text, question_key
 from stategraph.judge.limits import Allowance, spending
@@ -279,7 +279,8 @@ class _Context:
         """
         offered = set(cited) | set(self.asserted)
         if self.proposer is not None:
-            offered |= {c.id for c in self.proposer.propose(self.store, head, recent=0)}
+            found = self.proposer.propose(self.store, head)
+            offered |= {c.id for c in found if c.method not in UNRELATED_METHODS}
 
         def holds_unmoved(sid: str) -> bool:
             return self.value(sid) is TRUE and (sid not in self.moved or sid in self.asserted)
@@ -316,7 +317,12 @@ def _questions(
         premises = [p for j in justs if j.origin is Origin.recovered for p in j.candidates()]
         failed = sorted({p for p in premises if ctx.value(p) is FALSE})
         head = ctx.whole(e.id)
-        cited = {p for j in justs for p in (*j.premises, *j.unless)}
+        cited = {
+            p
+            for j in justs
+            for p in (*j.premises, *j.unless)
+            if j.proposed.get(p) not in UNRELATED_METHODS
+        }
         for p in failed:
             how = "retracted" if p in change.retract else "no_longer_holds"
             if p in ctx.replaced:
