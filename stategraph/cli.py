@@ -39,9 +39,10 @@ from stategraph.errors import (
 from stategraph.explain import confirmed_by
 from stategraph.loaders import STDIN, import_records, load_change, require_file
 from stategraph.memory import Memory
-from stategraph.model import Justification, LostSupport, Origin, Report, State, Truth
+from stategraph.model import Change, Justification, LostSupport, Origin, Report, State, Truth
 from stategraph.store import SQLiteStore
 from stategraph.stores import is_postgres, open_store
+from stategraph.urls import redact
 
 __all__ = ["EXIT_CODES", "main", "render_report"]
 
@@ -218,22 +219,27 @@ def _cmd_revise(args: argparse.Namespace) -> int:
     if not any(change.values()):  # checked before the store is opened: none is created
         hint = "give --retract ID... or --change FILE with retract, assert or supersede"
         raise InvalidInputError("change", [("", f"nothing to change: {hint}")])
+    valid = _validated(Change, change, "change")  # before the store opens: a bad one makes none
     with _open(args, create=True) as mem:
-        _emit(mem.revise(change), args.json)
+        _emit(mem.revise(valid), args.json)
     return 0
+
+
+def _validated(model: type[M], obj: Any, what: str, where: str = "") -> M:
+    """``obj`` as a ``model``, or :class:`InvalidInputError` naming each field at fault."""
+    try:
+        return model.model_validate(obj)
+    except ValidationError as exc:
+        at = [where] if where else []
+        errors = [(".".join([*at, *(str(p) for p in e["loc"])]), e["msg"]) for e in exc.errors()]
+        raise InvalidInputError(what, errors) from None
 
 
 def _import_lines(path: Path, model: type[M]) -> Iterator[M]:
     """One pass over a JSONL import file: its states, or its justifications (the lines with
     a ``head``). Lines may come in any order: the file is read once for each."""
     for where, obj in import_records(path, justifications=model is Justification):
-        try:
-            yield model.model_validate(obj)
-        except ValidationError as exc:
-            errors = [
-                (".".join([where, *(str(p) for p in e["loc"])]), e["msg"]) for e in exc.errors()
-            ]
-            raise InvalidInputError("import", errors) from None
+        yield _validated(model, obj, "import", where)
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
@@ -378,8 +384,7 @@ def _cmd_history(args: argparse.Namespace) -> int:
             seq, digest = mem.store.head()
             print(f"log verified: {count} entries, hash chain intact; head {seq}:{digest}")
             return 0
-        since = int(args.since) if args.since and args.since.isdigit() else args.since
-        entries = mem.store.iter_history(args.limit, since)  # streamed: reports can be large
+        entries = mem.store.iter_history(args.limit, args.since)  # streamed: reports can be large
         if args.json:
             print(json.dumps([e.model_dump(mode="json") for e in entries], ensure_ascii=False))
             return 0
@@ -696,5 +701,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             code, message = _exit_code(exc)
             if debug:
                 traceback.print_exc()
-            print(f"stategraph: error: {message}", file=sys.stderr)
+            # every credential out, whatever the message quotes (a driver's error included)
+            print(f"stategraph: error: {redact(message, *(argv or ()))}", file=sys.stderr)
             return code

@@ -86,6 +86,13 @@ IMPORT = Limits(max_bytes=_MIB, max_nodes=100_000, max_states=10_000_000)
 _Source = str | Path | Traversable
 _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_CHECKED_SCALARS = {
+    "tag:yaml.org,2002:timestamp": "date or time",
+    "tag:yaml.org,2002:int": "integer",
+}
+"""Scalars PyYAML reads by the look of them and then fails to build with a bare
+``ValueError``: ``2026-13-45`` or ``2026-02-30`` (a date that does not exist), an integer of
+more digits than Python converts. Built once as they are read, to refuse them by line."""
 
 
 # ---- reading bytes ---------------------------------------------------------------------------
@@ -229,6 +236,13 @@ class _Composer:
             tag = self.resolver.resolve(ScalarNode, event.value, event.implicit)
         node = ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
         self.count(1, event)
+        if tag in _CHECKED_SCALARS:
+            try:
+                self.constructor.yaml_constructors[tag](self.constructor, node)
+            except (ValueError, OverflowError) as exc:
+                what = _CHECKED_SCALARS[tag]
+                reason = f"{event.value[:40]!r} is not a valid {what} ({exc}): quote it as text"
+                raise InputSyntaxError(self.name, reason, self.line(event)) from None
         self.close(node, event.anchor, 1, 0, event)
 
     def count(self, n: int, event: Any) -> None:

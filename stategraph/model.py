@@ -46,8 +46,10 @@ __all__ = [
     "State",
     "StateId",
     "Supersession",
+    "Text",
     "Truth",
     "Verdict",
+    "check_text",
     "normalise_id",
 ]
 
@@ -59,6 +61,49 @@ and isolates: in an id they would let it forge or reorder a line wherever it is 
 make two ids that look the same differ."""
 
 _MAX_ID = 512
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A UTF-16 surrogate code point on its own: Python strings can hold one (JSON's
+``"\\udc00"`` makes one), but it is no character, UTF-8 cannot encode it, and every store, log
+and answer that met one failed half-way (a serialisation error, an HTTP 500, an MCP call never
+answered)."""
+
+
+def check_text(value: str, what: str = "text") -> str:
+    """Return ``value`` if it is valid Unicode text (no lone surrogate).
+
+    Called by every model field that holds text, so no surface can store what it could not
+    write back out.
+
+    Raises:
+        ValueError: the text holds a lone surrogate (named by code point and position).
+    """
+    bad = _SURROGATE.search(value)
+    if bad is not None:
+        raise ValueError(
+            f"{what} contains the lone surrogate U+{ord(bad.group()):04X} at position "
+            f"{bad.start()}: it is no character and cannot be stored; send valid Unicode"
+        )
+    return value
+
+
+def _check_tree(value: Any) -> Any:
+    """Check every string (keys included) in a JSON-like value, without recursion."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            check_text(item)
+        elif isinstance(item, dict):
+            todo.extend(item.keys())
+            todo.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            todo.extend(item)
+    return value
+
+
+Text = Annotated[str, AfterValidator(check_text)]
+"""A text field: any string but one with a lone surrogate (see :func:`check_text`)."""
 
 
 def normalise_id(value: str) -> str:
@@ -72,8 +117,10 @@ def normalise_id(value: str) -> str:
     Raises:
         ValueError: for a control, line-separator or bidi character anywhere in the id
             (checked before the spaces are stripped: a tab or newline is refused, not
-            dropped), or an id that is empty or longer than 512 characters once normalised.
+            dropped), or an id that is empty or longer than 512 characters once normalised,
+            or one that holds a lone surrogate.
     """
+    check_text(value, "an id")
     bad = _NOT_IN_IDS.search(value)
     if bad is not None:
         raise ValueError(
@@ -201,11 +248,11 @@ class State(BaseModel):
 
     id: StateId
     kind: str = "fact"
-    text: str = ""
-    atoms: tuple[str, ...] = ()
+    text: Text = ""
+    atoms: tuple[Text, ...] = ()
     source: Source = Source.user
     status: ActionStatus | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: Annotated[dict[str, Any], AfterValidator(_check_tree)] = Field(default_factory=dict)
     created_at: datetime | None = None
 
     @field_validator("kind")
@@ -232,12 +279,12 @@ class Justification(BaseModel):
     origin: Origin = Origin.declared
     checked: dict[StateId, EdgeCheck] = Field(default_factory=dict)
     """For ``recovered`` justifications: premises already checked (others are candidates)."""
-    notes: dict[str, str] = Field(default_factory=dict)
+    notes: dict[Text, Text] = Field(default_factory=dict)
     """Why each checked premise was classified as it was; for a ``review`` justification,
     who confirmed the state (``by``), why (``note``) and, if the caller said, when (``at``)."""
-    rules: tuple[str, ...] = ()
+    rules: tuple[Text, ...] = ()
     """For ``rule`` justifications: the rule-pack rules (``pack:line``) that linked it."""
-    proposed: dict[StateId, str] = Field(default_factory=dict)
+    proposed: dict[StateId, Text] = Field(default_factory=dict)
     """For ``recovered`` justifications: how each candidate premise was found (``context``,
     ``rule``, ``entity``, ``lexical``; see :mod:`stategraph.candidates`)."""
 
@@ -312,9 +359,11 @@ class Review(BaseModel):
 
     id: StateId
     decision: Decision
-    by: Annotated[str, StringConstraints(min_length=1, max_length=256, strip_whitespace=True)]
+    by: Annotated[
+        Text, StringConstraints(min_length=1, max_length=256, strip_whitespace=True)
+    ]
     """Who decided (a name or an account, as the caller identifies people)."""
-    note: str = ""
+    note: Text = ""
     at: datetime | None = None
     """When, if the caller says; otherwise the log entry's time is the only one (a time taken
     here from the clock would make the change, and so its report, differ on replay)."""

@@ -31,7 +31,6 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 
@@ -39,6 +38,7 @@ from stategraph.errors import InvalidInputError, StoreError, StoreNotFoundError
 from stategraph.pgdialect import TenantConnection
 from stategraph.pgschema import SCHEMA, TENANT_TABLES, ensure_schema
 from stategraph.store import SQLiteStore
+from stategraph.urls import redact
 
 __all__ = [
     "DEFAULT_TENANT",
@@ -71,18 +71,6 @@ def lock_key(tenant: str) -> tuple[str, str]:
     return (_LOCK_SPACE, tenant)
 
 
-def redact(url: str) -> str:
-    """A connection URL without its password, for messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host += f":{parts.port}"
-    user = f"{parts.username}@" if parts.username else ""
-    return urlunsplit(parts._replace(netloc=user + host))
-
-
 def connect(url: str, busy_timeout: float) -> psycopg.Connection[Any]:
     """A connection to the database of ``url`` (a ``postgresql://`` URL or a conninfo string)
     in autocommit mode, with the store's schema on its search path and the busy timeout as
@@ -94,7 +82,7 @@ def connect(url: str, busy_timeout: float) -> psycopg.Connection[Any]:
     try:
         conn = psycopg.connect(url, autocommit=True)
     except psycopg.Error as exc:
-        raise StoreError(redact(url), f"cannot connect: {_first_line(exc)}") from exc
+        raise StoreError(redact(url), f"cannot connect: {redact(_first_line(exc), url)}") from exc
     configure(conn, busy_timeout)
     return conn
 

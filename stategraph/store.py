@@ -1161,6 +1161,8 @@ class SQLiteStore:
         """
         if limit is not None and limit < 0:
             raise InvalidInputError("history", [("limit", "must be None or >= 0")])
+        if limit is not None:
+            limit = min(limit, _MAX_SEQ)  # no log is longer; the driver refuses larger ints
         where, args = _since(since)
         # The log as it stands now: entries appended while the caller iterates are not read,
         # so a caller that writes as it goes still comes to an end.
@@ -1305,11 +1307,28 @@ class SQLiteStore:
         self.conn.close()
 
 
+_MAX_SEQ = (1 << 63) - 1
+"""The largest sequence number a store can hold (SQLite's and PostgreSQL's 64-bit integer)."""
+
+
 def _since(since: Since) -> tuple[str, tuple[Any, ...]]:
-    """The ``WHERE`` condition (and its parameters) of a history's start."""
+    """The ``WHERE`` condition (and its parameters) of a history's start.
+
+    A string of digits is a sequence number (as the command line and the HTTP API pass it);
+    one beyond any sequence number a store can hold is refused here, before it reaches the
+    database driver (which failed on it with an overflow, or Python's digit limit).
+    """
     if since is None:
         return "1", ()
+    if isinstance(since, str) and since.isascii() and since.isdigit():
+        if len(since) > len(str(_MAX_SEQ)) or int(since) > _MAX_SEQ:
+            problem = f"a sequence number is at most {_MAX_SEQ}, not {since[:24]}..."
+            raise InvalidInputError("history", [("since", problem)])
+        since = int(since)
     if isinstance(since, int) and not isinstance(since, bool):
+        if not -_MAX_SEQ <= since <= _MAX_SEQ:
+            problem = f"a sequence number is at most {_MAX_SEQ} in size"
+            raise InvalidInputError("history", [("since", problem)])
         return "seq > ?", (since,)
     if isinstance(since, str):
         try:

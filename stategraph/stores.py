@@ -15,10 +15,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlunsplit
 
 from stategraph.errors import InvalidInputError, StategraphError
 from stategraph.store import SQLiteStore
+from stategraph.urls import check_url
 
 __all__ = ["POSTGRES_SCHEMES", "is_postgres", "open_store", "split_tenant"]
 
@@ -38,8 +39,12 @@ def is_postgres(url: str | Path) -> bool:
 
 
 def split_tenant(url: str) -> tuple[str, str | None]:
-    """A PostgreSQL URL without its ``tenant`` parameter, and that parameter (None: absent)."""
-    parts = urlsplit(url)
+    """A PostgreSQL URL without its ``tenant`` parameter, and that parameter (None: absent).
+
+    Raises:
+        InvalidInputError: the URL does not parse, or names a port past 65535.
+    """
+    parts = check_url(url)
     query = parse_qsl(parts.query, keep_blank_values=True)
     tenants = [v for k, v in query if k == "tenant"]
     if len(tenants) > 1:

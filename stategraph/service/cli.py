@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from stategraph.service.errors import ServiceConfigError
+from stategraph.urls import redact_logs
 
 __all__ = ["register"]
 
@@ -89,6 +90,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from stategraph.service.http import CONFIG_ENV
     from stategraph.service.tenants import open_tenants
 
+    redact_logs(args.store)
     tokens = _tokens_path(args, "serve")
     Tokens.from_file(tokens)  # refuse a bad file here, once, not in every worker
     open_tenants(args.store, busy_timeout=args.busy_timeout).close()

@@ -31,6 +31,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import TypeAdapter
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import stategraph
 from stategraph.errors import InvalidInputError, StategraphError
@@ -52,6 +53,7 @@ from stategraph.service.schemas import (
     VerifyView,
 )
 from stategraph.service.tenants import TenantStores, open_tenants
+from stategraph.urls import redact_logs
 
 __all__ = ["CONFIG_ENV", "MAX_BODY", "app_from_env", "create_app"]
 
@@ -225,10 +227,6 @@ async def why_not(state_id: str, tenant: Tenant, runner: Runner) -> Response:
     return _json(await runner.read(tenant, lambda mem: _dump(mem.why_not(state_id), WhyNot)))
 
 
-def _since(since: str | None) -> int | str | None:
-    return int(since) if since is not None and since.isdigit() else since
-
-
 @router.get("/history", response_model=list[LogEntry], summary="The revision log")
 async def history(
     tenant: Tenant,
@@ -242,7 +240,7 @@ async def history(
     """The last ``limit`` entries of the tenant's revision log (after ``since``), oldest first."""
 
     def job(mem: Memory) -> bytes:
-        return _dump(mem.history(limit, _since(since)), list[LogEntry])
+        return _dump(mem.history(limit, since), list[LogEntry])
 
     return _json(await runner.read(tenant, job))
 
@@ -351,9 +349,37 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-async def _internal_error(request: Request, exc: Exception) -> Response:
-    log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
-    return JSONResponse(error_body(exc), status_code=500)
+class InternalErrors:
+    """ASGI middleware: an unexpected exception becomes a 500 with the API's JSON body, and the
+    connection stays open.
+
+    Starlette's own last-resort handler sends the 500 and then raises the exception again, for
+    the server to log; uvicorn then closes the connection, so a client that keeps connections
+    alive saw its *next* request fail with a reset. Here the exception is logged and answered,
+    and ends there (once a response has started, nothing can be answered: it is raised).
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception as exc:
+            if started:
+                raise
+            log.error("%s %s failed", scope.get("method"), scope.get("path"), exc_info=exc)
+            await JSONResponse(error_body(exc), status_code=500)(scope, receive, send)
 
 
 def create_app(
@@ -399,8 +425,8 @@ def create_app(
     app.add_exception_handler(StategraphError, _library_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
-    app.add_exception_handler(Exception, _internal_error)
     app.add_middleware(BodyLimit, max_bytes=max_body)
+    app.add_middleware(InternalErrors)  # outermost of ours: BodyLimit's own refusals pass it
     return app
 
 
@@ -415,6 +441,7 @@ def app_from_env() -> FastAPI:
     if not raw:
         raise ServiceConfigError(CONFIG_ENV, "not set: start the server with 'stategraph serve'")
     config = json.loads(raw)
+    redact_logs(config["store"])
     tenants = open_tenants(config["store"], busy_timeout=float(config["busy_timeout"]))
     return create_app(
         tenants,

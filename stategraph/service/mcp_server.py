@@ -38,6 +38,7 @@ from stategraph.service.errors import UnauthorizedError, public_message
 from stategraph.service.runner import TenantRunner
 from stategraph.service.schemas import NewState
 from stategraph.service.tenants import TenantStores, check_tenant, open_tenants
+from stategraph.urls import redact_logs
 
 __all__ = ["EntryView", "Explanation", "Outcome", "Replacement", "build_server", "serve"]
 
@@ -346,6 +347,7 @@ def serve(
         tokens: with ``http``: a tokens file; each token acts as its tenant.
         busy_timeout: seconds a write waits for another process's lock on the same tenant.
     """
+    redact_logs(store)
     tenants: TenantStores = open_tenants(store, busy_timeout=busy_timeout)
     try:
         runner = TenantRunner(tenants)

@@ -27,11 +27,12 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from stategraph.errors import StoreBusyError, StoreError
 from stategraph.memory import Memory
 from stategraph.pgschema import ensure_schema
-from stategraph.pgstore import LOCK_SQL, PostgresStore, configure, lock_key, redact
+from stategraph.pgstore import LOCK_SQL, PostgresStore, configure, lock_key
 from stategraph.service.errors import ServiceConfigError
 from stategraph.service.tenants import check_tenant
 from stategraph.store import SQLiteStore
 from stategraph.stores import split_tenant
+from stategraph.urls import redact
 
 __all__ = ["PostgresTenants"]
 
@@ -73,7 +74,7 @@ class PostgresTenants:
                 configure(conn, busy_timeout)
                 ensure_schema(conn, self.where)
         except (psycopg.Error, StoreError) as exc:
-            problem = f"cannot connect to {self.where}: {exc}".splitlines()[0]
+            problem = redact(f"cannot connect to {self.where}: {exc}".splitlines()[0], url)
             raise ServiceConfigError("--store", problem) from exc
         self.pool = ConnectionPool(
             bare,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from stategraph.memory import Alternative
-from stategraph.model import ActionStatus, State, StateId, Truth
+from stategraph.model import ActionStatus, State, StateId, Text, Truth
 
 __all__ = [
     "AllOf",
@@ -90,8 +90,8 @@ class ReviewDecision(BaseModel):
     model_config = _BODY
 
     id: StateId
-    by: str = Field(min_length=1, max_length=200, description="who decided")
-    note: str = Field(default="", max_length=10_000, description="why")
+    by: Text = Field(min_length=1, max_length=200, description="who decided")
+    note: Text = Field(default="", max_length=10_000, description="why")
     at: str | None = Field(
         default=None, description="when (ISO 8601), if it is to be recorded; never the clock"
     )
