@@ -21,12 +21,13 @@ on.
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, TypeVar
 
+import anyio
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from stategraph.errors import StategraphError
 from stategraph.explain import Proof, WhyNot
@@ -35,6 +36,7 @@ from stategraph.model import Change, Justification, Report, State, Supersession,
 from stategraph.review import PendingReview
 from stategraph.service.auth import Tokens
 from stategraph.service.errors import UnauthorizedError, public_message
+from stategraph.service.mcp_stdio import MAX_MESSAGE, guarded_stdio
 from stategraph.service.runner import TenantRunner
 from stategraph.service.schemas import NewState
 from stategraph.service.tenants import TenantStores, check_tenant, open_tenants
@@ -167,6 +169,15 @@ def _explain(mem: Memory, state_id: str) -> Explanation:
     return Explanation(id=state_id, truth=truth, holds=False, text=wn.render(), why_not=wn)
 
 
+def _refused(exc: ValidationError) -> ToolError:
+    """A tool error that says which argument was refused and why (the SDK turns any other
+    exception into "Error executing tool" with no reason)."""
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()
+    )
+    return ToolError(f"InvalidInputError: {problems}")
+
+
 class _TokenVerifier:
     """The SDK's token verification over the tokens file: a token's tenant becomes the
     access token's ``client_id``."""
@@ -225,6 +236,8 @@ def build_server(
             return await runner.read(whose(), fn)
         except StategraphError as exc:
             raise ToolError(f"{type(exc).__name__}: {public_message(exc)}") from exc
+        except ValidationError as exc:
+            raise _refused(exc) from exc
 
     @server.tool()
     async def remember(
@@ -264,17 +277,20 @@ def build_server(
         while what it rests on (``because``) holds: name it, so that when it changes the
         memory is invalidated instead of left standing. Returns what the write changed.
         """
-        new = NewState.model_validate(
-            {
-                "id": id,
-                "kind": kind,
-                "text": text,
-                "status": status,
-                "because": because,
-                "unless": unless or [],
-                "context": context or [],
-            }
-        )
+        try:
+            new = NewState.model_validate(
+                {
+                    "id": id,
+                    "kind": kind,
+                    "text": text,
+                    "status": status,
+                    "because": because,
+                    "unless": unless or [],
+                    "context": context or [],
+                }
+            )
+        except ValidationError as exc:
+            raise _refused(exc) from exc
 
         def job(mem: Memory) -> Outcome:
             report = mem.add(
@@ -328,6 +344,14 @@ def build_server(
     return server
 
 
+async def _serve_stdio(server: MCPServer[Any]) -> None:
+    """Run ``server`` over stdio through :func:`~stategraph.service.mcp_stdio.guarded_stdio`
+    (every line answered, 1 MiB a message) instead of the SDK's own stdio transport."""
+    low = server._lowlevel_server  # the SDK's MCPServer.run_stdio_async does the same
+    async with guarded_stdio() as (read, write):
+        await low.run(read, write, low.create_initialization_options())
+
+
 def serve(
     store: str,
     *,
@@ -352,11 +376,11 @@ def serve(
     try:
         runner = TenantRunner(tenants)
         if not http:
-            build_server(runner, tenant).run("stdio")
+            anyio.run(_serve_stdio, build_server(runner, tenant))
             return
         loaded = Tokens.from_file(tokens) if tokens else None
         url = f"http://{host}:{port}"
         server = build_server(runner, None if loaded else tenant, tokens=loaded, url=url)
-        server.run("streamable-http", host=host, port=port)
+        server.run("streamable-http", host=host, port=port, max_request_body_size=MAX_MESSAGE)
     finally:
         tenants.close()
