@@ -125,6 +125,9 @@ STATEMENTS: dict[str, Statement] = {
     "SELECT id FROM states ORDER BY id LIMIT ?": _s(
         "SELECT id FROM states WHERE tenant=%s ORDER BY id LIMIT %s"
     ),
+    "SELECT id FROM states WHERE id > ? ORDER BY id LIMIT ?": _s(
+        "SELECT id FROM states WHERE tenant=%s AND id > %s ORDER BY id LIMIT %s"
+    ),
     "SELECT id FROM states WHERE id IN ({})": _s(
         "SELECT id FROM states WHERE tenant=%s AND id = ANY(%s)", ids=True
     ),

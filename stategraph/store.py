@@ -195,8 +195,8 @@ class Store(Protocol):
         """Every state, sorted by id."""
         ...
 
-    def ids(self, limit: int | None = None) -> list[str]:
-        """Ids of the stored states, sorted; at most ``limit``."""
+    def ids(self, limit: int | None = None, after: str | None = None) -> list[str]:
+        """Ids of the stored states, sorted; at most ``limit``, only those after ``after``."""
         ...
 
     def ids_with_truth(self, truth: Truth) -> frozenset[str]:
@@ -843,12 +843,17 @@ class SQLiteStore:
         """True unless the store is empty."""
         return self.conn.execute("SELECT 1 FROM states LIMIT 1").fetchone() is not None
 
-    def ids(self, limit: int | None = None) -> list[str]:
-        """Ids of the stored states (active or not), sorted; at most ``limit``.
+    def ids(self, limit: int | None = None, after: str | None = None) -> list[str]:
+        """Ids of the stored states (active or not), sorted; at most ``limit``; with
+        ``after``, only the ids that sort after it (a page of a listing).
 
         A bounded read of the primary key alone: a caller that only needs to know whether the
         store is small (a picture of all of it) asks for ``limit + 1`` and reads no more.
         """
+        if after is not None:
+            sql = "SELECT id FROM states WHERE id > ? ORDER BY id LIMIT ?"
+            rows = self.conn.execute(sql, (after, _MAX_SEQ if limit is None else max(limit, 0)))
+            return [r[0] for r in rows]
         sql = "SELECT id FROM states ORDER BY id" + ("" if limit is None else " LIMIT ?")
         args = () if limit is None else (max(limit, 0),)
         return [r[0] for r in self.conn.execute(sql, args)]

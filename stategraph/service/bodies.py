@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+import anyio
 from fastapi.routing import APIRoute
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -22,29 +23,44 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from stategraph.errors import UnreadableInputError
 from stategraph.loaders import Limits, parse_json
-from stategraph.service.errors import RequestTooLargeError, error_body
+from stategraph.service.errors import RequestTimeoutError, RequestTooLargeError, error_body
 
-__all__ = ["BodyLimit", "StrictJSONRoute"]
+__all__ = ["BODY_TIMEOUT", "BodyLimit", "StrictJSONRoute"]
 
 _DEPTH = 64
+_CLOSE = {"Connection": "close"}
+"""A connection whose body stopped half-way cannot carry another request."""
+
+
+BODY_TIMEOUT = 30.0
+"""Seconds a client has to send a request's whole body (1 MiB in 30 s is 35 kB/s)."""
 
 
 class _TooLarge(Exception):
     pass
 
 
+class _TooSlow(Exception):
+    pass
+
+
 class BodyLimit:
     """ASGI middleware: a request body larger than ``max_bytes`` gets 413 with the API's JSON
-    error body (:class:`~stategraph.service.errors.RequestTooLargeError`).
+    error body (:class:`~stategraph.service.errors.RequestTooLargeError`), and one that has not
+    all arrived ``timeout`` seconds after the app first asked for it gets 408
+    (:class:`~stategraph.service.errors.RequestTimeoutError`): a client that sends a body a
+    byte at a time holds a connection no longer than that.
 
     Args:
         app: the application to guard.
         max_bytes: the largest body accepted.
+        timeout: seconds for the whole body.
     """
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, timeout: float = BODY_TIMEOUT) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.timeout = timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -62,10 +78,16 @@ class BodyLimit:
                     return
         seen = 0
         started = False
+        deadline: float | None = None
 
         async def counted() -> Message:
-            nonlocal seen
-            message = await receive()
+            nonlocal seen, deadline
+            if deadline is None:
+                deadline = anyio.current_time() + self.timeout
+            with anyio.move_on_after(max(deadline - anyio.current_time(), 0.0)) as waited:
+                message = await receive()
+            if waited.cancelled_caught:
+                raise _TooSlow
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.max_bytes:
@@ -84,6 +106,13 @@ class BodyLimit:
             if started:
                 raise
             await refusal(scope, receive, send)
+        except _TooSlow:
+            if started:
+                raise
+            late = RequestTimeoutError(self.timeout)
+            await JSONResponse(error_body(late), status_code=408, headers=_CLOSE)(
+                scope, receive, send
+            )
 
 
 class StrictJSONRoute(APIRoute):

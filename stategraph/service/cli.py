@@ -83,8 +83,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         return 0
     if args.store is None:
         raise ServiceConfigError("--store", "give the store URL, e.g. sqlite:///data")
-    if args.workers < 1 or args.threads < 1 or args.max_body < 1:
-        raise ServiceConfigError("serve", "--workers, --threads and --max-body must be >= 1")
+    if args.workers < 1 or args.threads < 1 or args.max_body < 1 or args.max_page < 1:
+        raise ServiceConfigError(
+            "serve", "--workers, --threads, --max-body and --max-page must be >= 1"
+        )
     _require("fastapi", "uvicorn")
     from stategraph.service import serving
     from stategraph.service.http import CONFIG_ENV
@@ -101,6 +103,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             "max_body": args.max_body,
             "busy_timeout": args.busy_timeout,
             "threads": args.threads,
+            "max_page": args.max_page,
         }
     )
     _warn_if_exposed(args.host)
@@ -112,8 +115,18 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         workers=args.workers,
         log_level=args.log_level,
         access_log=args.access_log,
+        **_guards(args),
     )
     return 0
+
+
+def _guards(args: argparse.Namespace) -> dict[str, Any]:
+    """uvicorn's options for the connection limits (:mod:`stategraph.service.guards`)."""
+    from stategraph.service.guards import uvicorn_options
+
+    if args.header_timeout <= 0 or (args.max_connections is not None and args.max_connections < 1):
+        raise ServiceConfigError("serve", "--header-timeout must be > 0 and --max-connections >= 1")
+    return uvicorn_options(header_timeout=args.header_timeout, max_connections=args.max_connections)
 
 
 def _cmd_mcp(args: argparse.Namespace) -> int:
@@ -137,6 +150,7 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
         port=args.port,
         tokens=tokens,
         busy_timeout=args.busy_timeout,
+        uvicorn_options=_guards(args) if args.http else None,
     )
     return 0
 
@@ -160,6 +174,22 @@ def _common(p: argparse.ArgumentParser, port: int, tokens: str) -> None:
     )
     p.add_argument("--port", type=int, default=port, help=f"port (default {port})")
     p.add_argument("--tokens", metavar="FILE", help=f"{tokens} (default ${TOKENS_ENV})")
+    p.add_argument(
+        "--header-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="HTTP: a connection that has not sent a whole request line and headers this long "
+        "after it opened, or after its last answer, is closed (default 10)",
+    )
+    p.add_argument(
+        "--max-connections",
+        type=int,
+        default=None,
+        metavar="N",
+        help="HTTP: connections each worker holds at most; past it the one waiting longest "
+        "for its headers is closed (default: half the descriptor limit, at most 1000)",
+    )
 
 
 def register(subparsers: Any) -> None:
@@ -184,6 +214,14 @@ def register(subparsers: Any) -> None:
         default=1 << 20,
         metavar="BYTES",
         help="largest request body accepted (413 past it; default 1 MiB)",
+    )
+    p.add_argument(
+        "--max-page",
+        type=int,
+        default=4 << 20,
+        metavar="BYTES",
+        help="a listing's page size (/v1/states, /v1/history): the page ends past it and "
+        "its Link header names the next (default 4 MiB)",
     )
     p.add_argument(
         "--threads",

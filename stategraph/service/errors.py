@@ -21,6 +21,7 @@ from stategraph.errors import StategraphError, StoreError
 __all__ = [
     "HTTP_STATUS",
     "InvalidTenantError",
+    "RequestTimeoutError",
     "RequestTooLargeError",
     "ServiceConfigError",
     "UnauthorizedError",
@@ -55,6 +56,20 @@ class RequestTooLargeError(StategraphError):
         self.limit = limit
         super().__init__(
             f"the request body is larger than {limit} bytes: send the change in smaller parts"
+        )
+
+
+class RequestTimeoutError(StategraphError):
+    """A request body did not arrive in time (a client sending a byte now and then).
+
+    Attributes:
+        timeout: the seconds allowed for the whole body.
+    """
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        super().__init__(
+            f"the request body did not arrive within {timeout:g} seconds: send it whole, at once"
         )
 
 
@@ -93,6 +108,7 @@ class ServiceConfigError(StategraphError, ValueError):
 HTTP_STATUS: dict[str, int] = {
     "UnauthorizedError": 401,
     "RequestTooLargeError": 413,
+    "RequestTimeoutError": 408,
     "UnknownStateError": 404,
     "DuplicateStateError": 409,
     "NotHoldingError": 409,

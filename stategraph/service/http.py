@@ -20,7 +20,7 @@ for tests and other ASGI servers, :func:`app_from_env` for uvicorn's worker proc
 import json
 import logging
 import os
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, TypeVar
 
@@ -37,11 +37,11 @@ import stategraph
 from stategraph.errors import InvalidInputError, StategraphError
 from stategraph.explain import Proof, WhyNot
 from stategraph.memory import Memory
-from stategraph.model import Change, Report, Truth
+from stategraph.model import Change, Report
 from stategraph.review import PendingReview
 from stategraph.revlog import LogEntry
 from stategraph.service.auth import Tokens
-from stategraph.service.bodies import BodyLimit, StrictJSONRoute
+from stategraph.service.bodies import BODY_TIMEOUT, BodyLimit, StrictJSONRoute
 from stategraph.service.errors import ServiceConfigError, error_body, http_status, retry_after
 from stategraph.service.runner import TenantRunner
 from stategraph.service.schemas import (
@@ -55,12 +55,15 @@ from stategraph.service.schemas import (
 from stategraph.service.tenants import TenantStores, open_tenants
 from stategraph.urls import redact_logs
 
-__all__ = ["CONFIG_ENV", "MAX_BODY", "app_from_env", "create_app"]
+__all__ = ["CONFIG_ENV", "MAX_BODY", "MAX_PAGE", "InternalErrors", "app_from_env", "create_app"]
 
 log = logging.getLogger("stategraph.service")
 
 MAX_BODY = 1 << 20
 """The largest request body accepted by default (1 MiB: thousands of states in one change)."""
+MAX_PAGE = 4 << 20
+"""The size of a listing's page in bytes, by default (``/v1/states``, ``/v1/history``): past
+it the page ends and its ``Link`` header names the next one. A page holds at least one item."""
 CONFIG_ENV = "STATEGRAPH_SERVE_CONFIG"
 """The environment variable that hands ``stategraph serve``'s settings to uvicorn's workers."""
 
@@ -139,33 +142,64 @@ async def add_state(body: NewState, tenant: Tenant, runner: Runner) -> Response:
     return _json(await runner.write(tenant, job), 201)
 
 
+def _page(request: Request, items: list[bytes], cursor: tuple[str, str] | None) -> Response:
+    """A JSON list of already serialised items; with ``cursor`` (a query parameter and its
+    value), a ``Link: <...>; rel="next"`` header to the next page (RFC 8288)."""
+    headers: dict[str, str] = {}
+    if cursor is not None:
+        url = request.url.include_query_params(**{cursor[0]: cursor[1]})
+        headers["Link"] = f'<{url.path}?{url.query}>; rel="next"'
+    body = b"[" + b",".join(items) + b"]"
+    return Response(content=body, media_type="application/json", headers=headers)
+
+
+def _fill(items: Iterator[tuple[str, bytes]], budget: int) -> tuple[list[bytes], str | None]:
+    """Take serialised items while they fit in ``budget`` bytes (always the first one): the
+    items, and the key of the last one taken if more were left (the next page's cursor)."""
+    taken: list[bytes] = []
+    size, last = 0, None
+    for key, item in items:
+        if taken and size + len(item) + 1 > budget:
+            return taken, last
+        taken.append(item)
+        size += len(item) + 1
+        last = key
+    return taken, None
+
+
 @router.get("/states", response_model=list[StateView], summary="List the states")
 async def list_states(
+    request: Request,
     tenant: Tenant,
     runner: Runner,
     limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
     after: Annotated[str | None, Query(description="the last id of the previous page")] = None,
 ) -> Response:
-    """Every state (active or not) with its value now, sorted by id, one page at a time."""
+    """Every state (active or not) with its value now, sorted by id, one page at a time.
 
-    def job(mem: Memory) -> bytes:
-        holding, undefined = mem.holding(), mem.undefined()
-        page = [s for s in mem.states() if after is None or s.id > after][:limit]
-        views = [
-            StateView(
-                state=s,
-                truth=Truth.true
-                if s.id in holding
-                else Truth.undefined
-                if s.id in undefined
-                else Truth.false,
-                active=mem.is_active(s.id),
-            )
-            for s in page
-        ]
-        return _dump(views, list[StateView])
+    A page ends after ``limit`` states or past the server's page size in bytes (4 MiB by
+    default), whichever comes first; when more remain, the ``Link`` header names the next
+    page (``rel="next"``). States are read and serialised one at a time, so a page costs its
+    own size, not the memory's."""
+    budget: int = request.app.state.max_page
 
-    return _json(await runner.read(tenant, job))
+    def job(mem: Memory) -> tuple[list[bytes], str | None]:
+        ids = mem.store.ids(limit + 1, after=after)
+
+        def views() -> Iterator[tuple[str, bytes]]:
+            for state_id in ids[:limit]:
+                row = mem.store.state(state_id)
+                if row is not None:  # gone since the ids were read
+                    view = StateView(state=row[0], truth=row[2], active=row[1])
+                    yield state_id, _dump(view, StateView)
+
+        items, cut = _fill(views(), budget)
+        if cut is None and len(ids) > limit:
+            cut = ids[limit - 1]
+        return items, cut
+
+    items, cut = await runner.read(tenant, job)
+    return _page(request, items, None if cut is None else ("after", cut))
 
 
 @router.get(
@@ -229,6 +263,7 @@ async def why_not(state_id: str, tenant: Tenant, runner: Runner) -> Response:
 
 @router.get("/history", response_model=list[LogEntry], summary="The revision log")
 async def history(
+    request: Request,
     tenant: Tenant,
     runner: Runner,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
@@ -237,12 +272,19 @@ async def history(
         Query(description="after this sequence number, or at or after this ISO 8601 time"),
     ] = None,
 ) -> Response:
-    """The last ``limit`` entries of the tenant's revision log (after ``since``), oldest first."""
+    """The last ``limit`` entries of the tenant's revision log (after ``since``), oldest
+    first, read one entry at a time.
 
-    def job(mem: Memory) -> bytes:
-        return _dump(mem.history(limit, since), list[LogEntry])
+    A page ends past the server's page size in bytes (4 MiB by default; at least one entry):
+    the ``Link`` header then names the next page (``rel="next"``, with ``since``)."""
+    budget: int = request.app.state.max_page
 
-    return _json(await runner.read(tenant, job))
+    def job(mem: Memory) -> tuple[list[bytes], str | None]:
+        entries = ((str(e.seq), _dump(e, LogEntry)) for e in mem.store.iter_history(limit, since))
+        return _fill(entries, budget)
+
+    items, cut = await runner.read(tenant, job)
+    return _page(request, items, None if cut is None else ("since", cut))
 
 
 @router.get("/head", response_model=HeadView, summary="The log's head")
@@ -388,6 +430,8 @@ def create_app(
     *,
     max_body: int = MAX_BODY,
     threads: int = 16,
+    max_page: int = MAX_PAGE,
+    body_timeout: float = BODY_TIMEOUT,
 ) -> FastAPI:
     """The HTTP API over some tenant stores.
 
@@ -396,6 +440,8 @@ def create_app(
         tokens: the bearer tokens accepted, each scoped to one tenant.
         max_body: the largest request body accepted, in bytes (413 past it).
         threads: how many operations run at once in this process.
+        max_page: a listing's page size in bytes (the page ends past it; at least one item).
+        body_timeout: seconds a request's body has to arrive (408 past it).
     """
 
     @asynccontextmanager
@@ -416,6 +462,7 @@ def create_app(
     )
     app.state.runner = TenantRunner(tenants, threads=threads)
     app.state.tokens = tokens
+    app.state.max_page = max_page
     app.include_router(router)
 
     @app.get("/healthz", include_in_schema=False)
@@ -425,7 +472,7 @@ def create_app(
     app.add_exception_handler(StategraphError, _library_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
-    app.add_middleware(BodyLimit, max_bytes=max_body)
+    app.add_middleware(BodyLimit, max_bytes=max_body, timeout=body_timeout)
     app.add_middleware(InternalErrors)  # outermost of ours: BodyLimit's own refusals pass it
     return app
 
@@ -448,4 +495,5 @@ def app_from_env() -> FastAPI:
         Tokens.from_file(config["tokens"]),
         max_body=int(config["max_body"]),
         threads=int(config["threads"]),
+        max_page=int(config.get("max_page", MAX_PAGE)),
     )

@@ -34,6 +34,7 @@ from stategraph.explain import Proof, WhyNot
 from stategraph.memory import Memory, justifications_for
 from stategraph.model import Change, Justification, Report, State, Supersession, Truth
 from stategraph.review import PendingReview
+from stategraph.service import serving
 from stategraph.service.auth import Tokens
 from stategraph.service.errors import UnauthorizedError, public_message
 from stategraph.service.mcp_stdio import MAX_MESSAGE, guarded_stdio
@@ -361,6 +362,7 @@ def serve(
     port: int = 8081,
     tokens: str | None = None,
     busy_timeout: float = 5.0,
+    uvicorn_options: dict[str, Any] | None = None,
 ) -> None:
     """Run the MCP server until its client goes away (stdio) or it is stopped (HTTP).
 
@@ -370,6 +372,8 @@ def serve(
         http: serve streamable HTTP at ``http://HOST:PORT/mcp`` instead of stdio.
         tokens: with ``http``: a tokens file; each token acts as its tenant.
         busy_timeout: seconds a write waits for another process's lock on the same tenant.
+        uvicorn_options: with ``http``: more options of uvicorn's server (the connection
+            guards of :mod:`stategraph.service.guards`).
     """
     redact_logs(store)
     tenants: TenantStores = open_tenants(store, busy_timeout=busy_timeout)
@@ -381,6 +385,7 @@ def serve(
         loaded = Tokens.from_file(tokens) if tokens else None
         url = f"http://{host}:{port}"
         server = build_server(runner, None if loaded else tenant, tokens=loaded, url=url)
-        server.run("streamable-http", host=host, port=port, max_request_body_size=MAX_MESSAGE)
+        app = server.streamable_http_app(max_request_body_size=MAX_MESSAGE, host=host)
+        serving.run(app, host=host, port=port, workers=1, **(uvicorn_options or {}))
     finally:
         tenants.close()

@@ -59,11 +59,12 @@ def _worker(app: str, host: str, port: int, options: dict[str, Any]) -> None:
     uvicorn.Server(config).run(sockets=[sock])
 
 
-def run(app: str, *, host: str, port: int, workers: int, **options: Any) -> None:
+def run(app: Any, *, host: str, port: int, workers: int, **options: Any) -> None:
     """Serve ``app`` (an import string; ``factory=True`` allowed) until SIGINT or SIGTERM.
 
     Args:
-        app: the application's import string; each worker imports it.
+        app: the application's import string; each worker imports it (with one worker, an
+            application object will do).
         host: the address to listen on.
         port: the port (a fixed one: every worker binds it).
         workers: worker processes (1: serve in this process).
