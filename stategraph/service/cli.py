@@ -188,7 +188,7 @@ def _common(p: argparse.ArgumentParser, port: int, tokens: str) -> None:
         default=None,
         metavar="N",
         help="HTTP: connections each worker holds at most; past it the one waiting longest "
-        "for its headers is closed (default: half the descriptor limit, at most 1000)",
+        "for its headers is closed (default: a quarter of the descriptor limit, at most 1000)",
     )
 
 

@@ -20,7 +20,8 @@ arrived, and counts the idle connections against the legitimate request.
   if every connection is busy with a request, is itself closed at once. A legitimate client
   sends its headers as it connects, so filling the server with idle connections no longer
   keeps it out; the cap stays below the process's descriptor limit, so accepting never fails
-  for want of one (asyncio then stops accepting for a second at a time).
+  for want of one (asyncio then stops accepting for a second at a time; see
+  :func:`default_max_connections`).
 
 The header size is h11's incomplete-event limit (:data:`MAX_HEADER_BYTES`; past it, 400).
 """
@@ -54,12 +55,17 @@ MAX_HEADER_BYTES = 16 * 1024
 
 
 def default_max_connections() -> int:
-    """The connections one worker holds by default: half the process's descriptor limit (the
-    rest for its stores, its log and its libraries), at most 1,000."""
+    """The connections one worker holds by default: a quarter of the process's descriptor
+    limit, at most 1,000 (256 under the common limit of 1,024).
+
+    The rest is for the stores (a tenant's SQLite file, its WAL and its lock), the libraries,
+    and the connections asyncio accepts in a burst before the cap sees them: up to the
+    backlog (half the cap) per event-loop turn, and a flood lands two or three bursts before
+    the connections they displace are closed."""
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY:
         return 1000
-    return max(8, min(1000, soft // 2))
+    return max(8, min(1000, soft // 4))
 
 
 class GuardedH11(H11Protocol):
@@ -156,4 +162,9 @@ def uvicorn_options(
         "http": functools.partial(GuardedH11, header_timeout=header_timeout, max_connections=cap),
         "timeout_keep_alive": KEEP_ALIVE,
         "h11_max_incomplete_event_size": MAX_HEADER_BYTES,
+        # asyncio accepts up to ``backlog`` connections in one go before any of them is seen
+        # (and so before the cap can close one): half the cap keeps a flood's bursts within
+        # the descriptors the cap leaves free (it is also the kernel's queue of connections
+        # not yet accepted)
+        "backlog": max(8, min(2048, cap // 2)),
     }

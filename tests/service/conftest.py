@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psycopg
@@ -142,11 +143,12 @@ class LiveServer:
     """The app served by uvicorn in a thread, on a socket bound to a free loopback port before
     the server starts (so no other process can take the port in between)."""
 
-    def __init__(self, app: FastAPI) -> None:
+    def __init__(self, app: FastAPI, **options: Any) -> None:
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        config = uvicorn.Config(app, log_level="warning", access_log=False)
+        self.port = int(self.sock.getsockname()[1])
+        config = uvicorn.Config(app, log_level="warning", access_log=False, **options)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(
             target=lambda: asyncio.run(self.server.serve(sockets=[self.sock])), daemon=True
