@@ -8,6 +8,7 @@ carry one.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from stategraph.cli import EXIT_INPUT, main
-from stategraph.urls import MASK, redact
+from stategraph.urls import MASK, redact, redact_logs
 
 from .test_cli_errors import imported, one_error_line, run
 
@@ -191,3 +192,23 @@ def test_redact_masks_every_credential_form() -> None:
     url = "postgresql://u:s%20cret@h/db"
     assert redact('syntax error near "s cret"', url) == 'syntax error near "***"'
     assert json.dumps(redact(url)).count("cret") == 0
+
+
+def test_every_log_record_is_redacted(caplog: pytest.LogCaptureFixture) -> None:
+    """What ``serve`` and ``mcp`` install at start: a record's message and its traceback, from
+    any logger, lose every credential of the store URL, however they quote it."""
+    url = "postgresql://u:hunter22@h/db?sslpassword=hunter33"
+    before = logging.getLogRecordFactory()
+    redact_logs(url)
+    try:
+        log = logging.getLogger("some.library")
+        log.error("cannot connect to %s", url)
+        try:
+            raise RuntimeError('syntax error near "hunter33"')
+        except RuntimeError:
+            log.exception("failed")
+    finally:
+        logging.setLogRecordFactory(before)
+    assert "hunter" not in caplog.text, caplog.text
+    assert "postgresql://u:***@h/db?sslpassword=***" in caplog.text
+    assert 'syntax error near "***"' in caplog.text
