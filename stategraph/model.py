@@ -359,7 +359,11 @@ class Review(BaseModel):
 
     id: StateId
     decision: Decision
-    by: Annotated[Text, StringConstraints(min_length=1, max_length=256, strip_whitespace=True)]
+    by: Annotated[
+        str,
+        StringConstraints(min_length=1, max_length=256, strip_whitespace=True),
+        AfterValidator(check_text),
+    ]
     """Who decided (a name or an account, as the caller identifies people)."""
     note: Text = ""
     at: datetime | None = None
