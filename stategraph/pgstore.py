@@ -258,12 +258,14 @@ class PostgresStore(SQLiteStore):
 
     @contextmanager
     def _snapshot(self, deep: bool) -> Iterator[None]:
-        """A deep check reads the log and the tables holding the tenant's write lock, so
-        that no revision commits between them."""
-        if not deep:
+        """A deep check reads the log and the tables in one read-only ``REPEATABLE READ``
+        transaction: as of one commit, without holding up the tenant's writers."""
+        tc = self._tc
+        if not deep or tc.in_transaction:
             yield
             return
-        with self._locked():
+        with tc.errors(), self.pg.transaction():
+            self.pg.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             yield
 
     def purge(self) -> None:

@@ -23,6 +23,8 @@ from stategraph.errors import (
     TamperedStoreError,
 )
 
+from .logged import LAST
+
 TEXT = "Cancel home broadband before the move"
 
 
@@ -213,3 +215,10 @@ def test_the_cli_deep_check_exits_4_and_a_made_up_head_locks_nothing(
     assert main(["why", place.url, "m3"]) == 4
     assert "'m3'" in capsys.readouterr().err
     assert main(["revise", place.url, "--retract", "m4"]) == 4  # refused: flagged
+
+
+def test_a_store_with_every_kind_of_entry_passes_the_deep_check(logged_path: Place) -> None:
+    """A bulk load, judge calls, a hub's compressed report: the digest followed them all."""
+    with Memory(store=logged_path.open()) as mem:
+        assert mem.verify_log(deep=True) == LAST
+        assert mem.store.tables_digest() == mem.history()[-1].config["tables"]
