@@ -59,7 +59,9 @@ def replay(folder: Path, revisions: int) -> None:
             mem.belief(f"b{i}", f"belief on {i}", because=[[f"f{i}"]])
         print(f"writing {revisions} revisions: {time.perf_counter() - start:.2f} s")
         export(mem.store, folder / "log.jsonl")
-    result = _timed(f"audit replay of {revisions} revisions", lambda: verify_export(folder / "log.jsonl"))
+    result = _timed(
+        f"audit replay of {revisions} revisions", lambda: verify_export(folder / "log.jsonl")
+    )
     assert result.replayed == revisions
 
 
