@@ -24,6 +24,7 @@ from stategraph.errors import (
 )
 
 from .logged import LAST
+from .test_compact_log import v3_store
 
 TEXT = "Cancel home broadband before the move"
 
@@ -222,3 +223,19 @@ def test_a_store_with_every_kind_of_entry_passes_the_deep_check(logged_path: Pla
     with Memory(store=logged_path.open()) as mem:
         assert mem.verify_log(deep=True) == LAST
         assert mem.store.tables_digest() == mem.history()[-1].config["tables"]
+
+
+def test_a_log_from_before_the_digest_is_checked_from_its_next_revision(tmp_path: Path) -> None:
+    """A schema-3 store has no digest: a deep check cannot check its tables (and says so);
+    its next revision takes them as they are as its base, and from then on they are checked."""
+    path = tmp_path / "m.db"
+    v3_store(path)
+    place = Place("sqlite", str(path))
+    with Memory.open(path) as mem:
+        assert mem.verify_log(deep=True) == LAST and mem.store.tables_digest() is None
+        mem.fact("next")
+        assert mem.store.tables_digest() is not None
+        assert mem.verify_log(deep=True) == LAST + 1
+    place.edit("UPDATE states SET truth = 'false' WHERE id = ?", "next")
+    with Memory.open(path) as mem, pytest.raises(LogIntegrityError, match="stored tables"):
+        mem.verify_log(deep=True)
