@@ -1091,9 +1091,13 @@ class SQLiteStore:
 
     # ---- the tables' digest (stategraph.tables) -------------------------------------------
 
-    def _tables_base(self, config: dict[str, Any]) -> tuple[Sums, dict[str, Any]]:
+    def _tables_base(
+        self, config: dict[str, Any], before: Sums | None = None
+    ) -> tuple[Sums, dict[str, Any]]:
         """The tables' sums as the log's head says they are, before a write (and the config
-        to log with it: marked when the sums were rebased by an acknowledgement).
+        to log with it: marked when the sums were rebased by an acknowledgement). A log from
+        before the digest starts from the tables as they were before the write: ``before``,
+        if they were read then, else read now.
 
         Raises:
             LogIntegrityError: the head carries a digest that the sums kept in ``meta`` do not
@@ -1106,7 +1110,7 @@ class SQLiteStore:
             return Sums(), config
         seq, digest = int(head[0]), _chained_digest(head[1])
         if digest is None:  # a log from before the digest: start from the tables, once
-            return tables.scan(self.conn), config
+            return (tables.scan(self.conn) if before is None else before), config
         row = self.conn.execute("SELECT value FROM meta WHERE key=?", (META_KEY,)).fetchone()
         kept = Sums.from_json(row[0]) if row is not None else None
         if kept is not None and kept[0] == seq and (kept[2] or kept[1].digest() == digest):
@@ -1134,7 +1138,7 @@ class SQLiteStore:
     def chain_tables(self, config: dict[str, Any], before: Sums) -> tuple[dict[str, Any], Sums]:
         """For a write that read every table ``before`` it and again now (a bulk load): the
         config to log, with the digest, and the sums to keep."""
-        base, config = self._tables_base(config)
+        base, config = self._tables_base(config, before)
         sums = base.moved(before, self.table_sums())
         return {**config, CONFIG_KEY: sums.digest()}, sums
 

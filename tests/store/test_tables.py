@@ -230,10 +230,15 @@ def test_a_log_from_before_the_digest_is_checked_from_its_next_revision(tmp_path
     its next revision takes them as they are as its base, and from then on they are checked."""
     path = tmp_path / "m.db"
     v3_store(path)
-    place = Place("sqlite", str(path))
     with Memory.open(path) as mem:
         assert mem.verify_log(deep=True) == LAST and mem.store.tables_digest() is None
-        mem.fact("next")
+        mem.bulk_load([{"id": "more", "kind": "fact"}], [])  # a bulk load starts it, or
+        assert mem.store.tables_digest() is not None
+        assert mem.verify_log(deep=True) == LAST + 1
+    v3_store(path := tmp_path / "again.db")
+    place = Place("sqlite", str(path))
+    with Memory.open(path) as mem:
+        mem.fact("next")  # a revision
         assert mem.store.tables_digest() is not None
         assert mem.verify_log(deep=True) == LAST + 1
     place.edit("UPDATE states SET truth = 'false' WHERE id = ?", "next")
