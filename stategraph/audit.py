@@ -62,7 +62,8 @@ from stategraph.memory import Memory
 from stategraph.model import Change
 from stategraph.policy import Policy
 from stategraph.revlog import GENESIS, UnreadableColumn, find_breaks, unpack
-from stategraph.store import SQLiteStore
+from stategraph.store import SQLiteStore, canonical_json
+from stategraph.tables import CONFIG_KEY
 
 __all__ = [
     "FIELDS",
@@ -338,10 +339,14 @@ class _Replayer:
         except StategraphError as exc:
             raise self._diverged(row.seq, "report", "a revision", f"an error: {exc}") from exc
         (replayed,) = store_rows(self.store, row.seq - 1, row.seq)
-        for field in ("config", "report", "calls"):
-            logged, again = getattr(row, field), getattr(replayed, field)
+        # the configuration, the report and the calls first: where they differ says more
+        # than the tables' digest, which then differs too
+        for field in ("config", "report", "calls", "tables"):
+            logged, again = _compared(field, row, replayed)
             if logged != again:
-                where, old, new = _first_difference(field, logged, again)
+                where, old, new = _first_difference(
+                    field.replace("tables", "config"), logged, again
+                )
                 raise self._diverged(row.seq, where, old, new)
 
     def _diverged(self, seq: int, where: str, logged: str, replayed: str) -> ReplayDivergenceError:
@@ -360,7 +365,8 @@ class _Replayer:
     def _memory(self, row: LogRow) -> Memory:
         """A memory over the replay's store with the entry's configuration (one per distinct
         configuration: the rule packs are compiled once)."""
-        found = self._memories.get(row.config)
+        key = _without_digest(row.config)
+        found = self._memories.get(key)
         if found is not None:
             return found
         try:
@@ -390,7 +396,7 @@ class _Replayer:
             raise ReplayUnavailableError(
                 row.seq, f"its configuration cannot be rebuilt here ({exc})"
             ) from None
-        self._memories[row.config] = mem
+        self._memories[key] = mem
         return mem
 
     def _policy(self, seq: int, kinds: list[str]) -> Policy:
@@ -403,6 +409,32 @@ class _Replayer:
                 "(stategraph.audit.verify_export(policy=...))",
             )
         return policy
+
+
+def _without_digest(config: str) -> str:
+    """A logged configuration without the tables' digest (:mod:`stategraph.tables`), which
+    changes with every entry: what the replay's memories are kept by."""
+    try:
+        value = json.loads(config)
+    except json.JSONDecodeError:
+        return config
+    if not isinstance(value, dict) or CONFIG_KEY not in value:
+        return config
+    return canonical_json({k: v for k, v in value.items() if k != CONFIG_KEY})
+
+
+def _compared(field: str, logged: LogRow, replayed: LogRow) -> tuple[str, str]:
+    """One field of a logged entry and of its replay, as they are compared: ``config``
+    without the tables' digest (:mod:`stategraph.tables`), then ``tables``, the whole
+    configuration, with the digest left out of the replay's where the entry, written before
+    the digest, has none. Every other entry's digest must be the replay's: the replay
+    rebuilds the tables from the log alone."""
+    if field == "config":
+        return _without_digest(logged.config), _without_digest(replayed.config)
+    if field == "tables":
+        legacy = _without_digest(logged.config) == logged.config
+        return logged.config, (_without_digest(replayed.config) if legacy else replayed.config)
+    return getattr(logged, field), getattr(replayed, field)
 
 
 def _proposer(seq: int, config: dict[str, Any] | None) -> Proposer | None:

@@ -31,6 +31,7 @@ from stategraph.logic import IncrementalProgram
 from stategraph.model import Justification, State, Truth
 from stategraph.policy import Policy
 from stategraph.store import SQLiteStore, canonical_json, justification_row, state_row
+from stategraph.tables import Sums
 
 __all__ = ["bulk_load"]
 
@@ -245,9 +246,10 @@ class _Load:
         return program.solve()
 
     def write(
-        self, true: list[bool], undefined: list[bool], config: dict[str, Any]
+        self, true: list[bool], undefined: list[bool], config: dict[str, Any], before: Sums
     ) -> dict[str, Any]:
-        """Write the derived states' values and the edges, and log the summary."""
+        """Write the derived states' values and the edges, and log the summary with the
+        tables' digest (``before``: the tables' sums before the load)."""
         n = len(self.exogenous)
         ids = list(self.index)
         conn = self.store.conn
@@ -281,7 +283,11 @@ class _Load:
             "undefined": sum(undefined[:n]),
             "sha256": self.digest.hexdigest(),
         }
-        self.store.append('{"bulk_load":true}', canonical_json({"bulk_load": summary}), config)
+        config, sums = self.store.chain_tables(config, before)
+        entry = self.store.append(
+            '{"bulk_load":true}', canonical_json({"bulk_load": summary}), config
+        )
+        self.store.keep_sums(entry.seq, sums)
         return summary
 
 
@@ -304,11 +310,12 @@ def bulk_load(
     """
     load = _Load(store, policy)
     with store.transaction():
+        before = store.table_sums()  # the digest moves by what the load adds: every row
         load.read_states(states)
         load.read_justifications(justifications)
         load.read_boundary()
         true, undefined = load.solve()
-        return load.write(true, undefined, config)
+        return load.write(true, undefined, config, before)
 
 
 def _supports(rules: _Rules, exogenous: bytearray, true: list[bool]) -> list[int]:

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ValidationError
 
 from stategraph import demo
 from stategraph.errors import (
+    InconsistentStoreError,
     InvalidInputError,
     LogicError,
     LogIntegrityError,
@@ -56,6 +57,7 @@ EXIT_BROKEN_PIPE = 141
 
 EXIT_CODES: tuple[tuple[type[StategraphError], int], ...] = (
     (LogIntegrityError, EXIT_INTEGRITY),
+    (InconsistentStoreError, EXIT_INTEGRITY),
     (StoreBusyError, EXIT_BUSY),
     (StoreError, EXIT_STORE),
     (LogicError, EXIT_INTERNAL),
@@ -72,9 +74,11 @@ exit codes:
        the loaders refuse (missing, not UTF-8, too large, too deep, YAML aliases, duplicate keys)
   {EXIT_STORE}    the store cannot be used: missing (show, why, why-not and history never create
        one), a folder, not a stategraph store, another schema version, damaged
-  {EXIT_INTEGRITY}    the revision log does not verify, or the store refuses writes since a
-       verification failed: the store was altered (restore it, or accept writes again with
-       history --acknowledge-tamper)
+  {EXIT_INTEGRITY}    the revision log does not verify (with --deep: or the tables do not match it),
+       or the store refuses writes since a verification failed: the store was altered
+       (restore it, or accept writes again with history --acknowledge-tamper); or the log
+       does not reach the head given with --expect-head (which refuses nothing); or why /
+       why-not found a state whose stored value its own justifications contradict
   {EXIT_BUSY}    the store is busy: another process held its write lock past the busy timeout;
        nothing was written, retry later
   {EXIT_INTERRUPTED}  interrupted (Ctrl-C): a revision under way was rolled back
@@ -378,11 +382,21 @@ def _cmd_history(args: argparse.Namespace) -> int:
     with _open(args) as mem:
         if args.acknowledge_tamper:
             return _acknowledge(mem, args.json)
+        if args.deep and not args.verify:
+            raise InvalidInputError("history", [("--deep", "is an option of --verify")])
         if args.verify:
             expect = _head(args.expect_head) if args.expect_head else None
-            count = mem.store.verify(expect)
+            count = mem.store.verify(expect, args.deep)
             seq, digest = mem.store.head()
-            print(f"log verified: {count} entries, hash chain intact; head {seq}:{digest}")
+            tables = ""
+            if args.deep:
+                tables = (
+                    "; tables match the log"
+                    if mem.store.tables_digest() is not None
+                    else "; tables not checked (the log predates their digest: checked from "
+                    "its next revision on)"
+                )
+            print(f"log verified: {count} entries, hash chain intact{tables}; head {seq}:{digest}")
             return 0
         entries = mem.store.iter_history(args.limit, args.since)  # streamed: reports can be large
         if args.json:
@@ -559,7 +573,15 @@ def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
         "--expect-head",
         metavar="SEQ:HASH",
         help="with --verify: a head printed by an earlier verify, kept elsewhere; catches "
-        "entries removed from the end of the log since",
+        "entries removed from the end of the log since (a head the log does not reach exits "
+        f"{EXIT_INTEGRITY} but does not make the store refuse writes)",
+    )
+    p.add_argument(
+        "--deep",
+        action="store_true",
+        help="with --verify: also check that the stored states, justifications, edges and "
+        "review queue hold what the log's revisions wrote (edits made outside stategraph); "
+        f"reads every row, a few seconds a million states; exit {EXIT_INTEGRITY} if not",
     )
     p.add_argument("--limit", type=int, metavar="N", help="only the last N entries")
     p.add_argument(

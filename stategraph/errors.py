@@ -15,6 +15,8 @@ __all__ = [
     "ConcurrentChangeError",
     "DuplicateKeyError",
     "DuplicateStateError",
+    "HeadMismatchError",
+    "InconsistentStoreError",
     "InputFileError",
     "InputLimitError",
     "InputSyntaxError",
@@ -276,6 +278,47 @@ class TamperedStoreError(LogIntegrityError):
             advice="the store refuses writes since a verification found this; restore it from a "
             "backup, or inspect it and acknowledge the breaks to write again ('stategraph history "
             "STORE --acknowledge-tamper', or SQLiteStore.acknowledge_tamper())",
+        )
+
+
+class HeadMismatchError(LogIntegrityError):
+    """The log verifies, but does not reach the head the caller gave.
+
+    An answer about that head, not evidence found in the store: anyone may give any head, so
+    nothing is recorded and writes go on. If the head was taken from this store earlier and
+    kept elsewhere, entries were removed from the end of the log (or replaced) since.
+    """
+
+    def __init__(self, path: str, breaks: Sequence[tuple[int, str]]) -> None:
+        seq, reason = breaks[0]
+        super().__init__(
+            path,
+            seq,
+            reason,
+            breaks,
+            advice="the head given does not match this log; if it was taken from this store, "
+            "entries were removed or replaced since: restore the store from a backup",
+        )
+
+
+class InconsistentStoreError(StategraphError):
+    """A state's stored truth value contradicts its stored justifications (or its status).
+
+    Revisions write the values, the justifications and the log together, so only an edit of
+    the store's tables outside stategraph leaves a store so; ``stategraph history STORE
+    --verify --deep`` says what no longer matches the log.
+
+    Attributes:
+        state_id: the state concerned.
+        problem: what contradicts what.
+    """
+
+    def __init__(self, state_id: str, problem: str) -> None:
+        self.state_id = state_id
+        self.problem = problem
+        super().__init__(
+            f"state {state_id!r} {problem}: the store's tables were edited outside stategraph; "
+            "run 'stategraph history STORE --verify --deep', and restore the store from a backup"
         )
 
 

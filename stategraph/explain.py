@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from stategraph.errors import NotHoldingError
+from stategraph.errors import InconsistentStoreError, NotHoldingError
 from stategraph.model import FALSE, TRUE, UNDEFINED, Justification, JustificationRef, Origin, Truth
 
 if TYPE_CHECKING:
@@ -275,6 +275,8 @@ def why(graph: SupportGraph, policy: Policy, state_id: str) -> Proof:
         s = stack.pop()
         if s in used:
             continue
+        if s not in levels or s not in graph.states:
+            raise InconsistentStoreError(s, _UNFOUNDED)
         used[s] = levels[s]
         by = levels[s][1]
         if by is not None:
@@ -358,6 +360,7 @@ def why_not(graph: SupportGraph, policy: Policy, state_id: str) -> WhyNot:
         status = "unsupported" if graph.justifications_of(state_id) else "no justification"
         if truth is not Truth.false:
             status = "holds" if truth is Truth.true else "undecided"
+    _check_consistent(graph, policy, state_id)
     items = []
     for j in graph.justifications_of(state_id):
         failed, blocked = failures(j, graph.value)
@@ -370,3 +373,32 @@ def why_not(graph: SupportGraph, policy: Policy, state_id: str) -> WhyNot:
             )
         )
     return WhyNot(id=state_id, truth=truth, status=status, items=tuple(items))
+
+
+_UNFOUNDED = (
+    "is stored as holding, but no justification of it holds on the stored values of its premises"
+)
+
+
+def _check_consistent(graph: SupportGraph, policy: Policy, state_id: str) -> None:
+    """Refuse to explain a state whose stored value its own record contradicts: a retracted or
+    superseded state that holds, an active fact that does not, a derived state that holds
+    though every justification of it fails (each is what an edit of the tables leaves).
+
+    Raises:
+        InconsistentStoreError: naming the state.
+    """
+    truth = graph.value(state_id)
+    if state_id in graph.inactive:
+        if truth is not Truth.false:
+            raise InconsistentStoreError(
+                state_id, f"is retracted or superseded, but stored as {truth.value}"
+            )
+    elif policy.is_exogenous(graph.states[state_id]):
+        if truth is not Truth.true:
+            raise InconsistentStoreError(state_id, f"is an active fact stored as {truth.value}")
+    elif truth is Truth.true and all(
+        justification_value(j, graph.value) is Truth.false
+        for j in graph.justifications_of(state_id)
+    ):
+        raise InconsistentStoreError(state_id, _UNFOUNDED)

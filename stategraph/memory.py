@@ -598,10 +598,13 @@ class Memory:
         <stategraph.store.SQLiteStore.iter_history>` streams it."""
         return self.store.history(limit, since)
 
-    def verify_log(self, expect_head: tuple[int, str] | None = None) -> int:
+    def verify_log(self, expect_head: tuple[int, str] | None = None, deep: bool = False) -> int:
         """Check the log's hash chain (and that it still reaches ``expect_head``, a head
-        recorded earlier); returns the number of entries."""
-        return self.store.verify(expect_head)
+        recorded earlier); with ``deep``, also that the stored tables hold what the log's
+        revisions wrote (reads every row: :mod:`stategraph.tables`). Returns the number of
+        entries; raises :class:`~stategraph.errors.LogIntegrityError` (or its
+        :class:`~stategraph.errors.HeadMismatchError` for a head the log does not reach)."""
+        return self.store.verify(expect_head, deep)
 
     def head(self) -> tuple[int, str]:
         """The log's head (sequence number and hash): keep it elsewhere to check later that no

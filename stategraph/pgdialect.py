@@ -318,6 +318,33 @@ STATEMENTS: dict[str, Statement] = {
     "SELECT seq, entry FROM review_queue WHERE id=?": _s(
         "SELECT seq, entry FROM review_queue WHERE tenant=%s AND id=%s"
     ),
+    # ---- the tables' digest (stategraph.tables) -------------------------------------------
+    "SELECT seq, config FROM revisions ORDER BY seq DESC LIMIT 1": _s(
+        "SELECT seq, config FROM revisions WHERE tenant=%s ORDER BY seq DESC LIMIT 1"
+    ),
+    f"SELECT {_STATE_COLUMNS}, has_atoms, body FROM states WHERE id IN ({{}})": _s(
+        f"SELECT {_STATE_COLUMNS}, has_atoms, body FROM states WHERE tenant=%s AND id = ANY(%s)",
+        ids=True,
+    ),
+    "SELECT id, seq, entry FROM review_queue WHERE id IN ({})": _s(
+        "SELECT id, seq, entry FROM review_queue WHERE tenant=%s AND id = ANY(%s)", ids=True
+    ),
+    f"SELECT {_STATE_COLUMNS}, has_atoms, body FROM states WHERE id > ? ORDER BY id LIMIT ?": _s(
+        f"SELECT {_STATE_COLUMNS}, has_atoms, body FROM states WHERE tenant=%s AND id > %s "
+        "ORDER BY id LIMIT %s"
+    ),
+    f"{_JUST} WHERE (head, premises, unless) > (?, ?, ?) "
+    "ORDER BY head, premises, unless LIMIT ?": _s(
+        f"{_JUST} WHERE tenant=%s AND (head, premises, unless) > (%s, %s, %s) "
+        "ORDER BY head, premises, unless LIMIT %s"
+    ),
+    "SELECT src, head, follow FROM edges WHERE (src, head) > (?, ?) ORDER BY src, head LIMIT ?": _s(
+        "SELECT src, head, follow FROM edges WHERE tenant=%s AND (src, head) > (%s, %s) "
+        "ORDER BY src, head LIMIT %s"
+    ),
+    "SELECT id, seq, entry FROM review_queue WHERE id > ? ORDER BY id LIMIT ?": _s(
+        "SELECT id, seq, entry FROM review_queue WHERE tenant=%s AND id > %s ORDER BY id LIMIT %s"
+    ),
 }
 """Every statement the store and its modules run, by its SQLite text (see the module's doc)."""
 

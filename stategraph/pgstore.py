@@ -229,6 +229,33 @@ class PostgresStore(SQLiteStore):
             out.setdefault(head, set()).add(src)
         return out
 
+    def edge_rows(self, pairs: Sequence[tuple[str, str]]) -> Iterator[tuple[Any, ...]]:
+        """The ``edges`` rows ``(src, head, follow)`` of these pairs (two arrays, one
+        statement)."""
+        if not pairs:
+            return iter(())
+        sql = (
+            "SELECT e.src, e.head, e.follow FROM unnest(%s::text[], %s::text[]) AS p(src, head) "
+            "JOIN edges e ON e.tenant = %s AND e.src = p.src AND e.head = p.head"
+        )
+        with self._tc.errors():
+            rows = self.pg.execute(
+                sql, ([p[0] for p in pairs], [p[1] for p in pairs], self.tenant)
+            ).fetchall()
+        return iter(rows)
+
+    @contextmanager
+    def _snapshot(self, deep: bool) -> Iterator[None]:
+        """A deep check reads the log and the tables in one read-only ``REPEATABLE READ``
+        transaction: as of one commit, without holding up the tenant's writers."""
+        tc = self._tc
+        if not deep or tc.in_transaction:
+            yield
+            return
+        with tc.errors(), self.pg.transaction():
+            self.pg.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            yield
+
     def purge(self) -> None:
         """Delete this tenant's store: every row of every table (for scratch tenants, such
         as the benchmark's, and tests). The store cannot be used afterwards."""

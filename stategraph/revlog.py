@@ -173,6 +173,9 @@ class Break:
 
     seq: int
     reason: str
+    given: bool = False
+    """Found against a head the caller gave, not in the log itself (which verifies): an
+    answer about that head, never evidence of tampering (anyone may give any head)."""
 
     def pair(self) -> tuple[int, str]:
         """``(seq, reason)``, as errors and the store's ``meta`` table carry it."""
@@ -230,10 +233,13 @@ def find_breaks(
                     last_seq + 1,
                     f"is missing: the log ends at entry {last_seq}, but the head given is entry "
                     f"{seq} (entries were removed from the end)",
+                    given=True,
                 )
             )
         elif head_hash is not None and head_hash != digest:
-            breaks.append(Break(seq, "is not the entry of the head given (its hash differs)"))
+            breaks.append(
+                Break(seq, "is not the entry of the head given (its hash differs)", given=True)
+            )
     return count, breaks
 
 

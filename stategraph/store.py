@@ -35,10 +35,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from stategraph import atom_index, review_queue
+from stategraph import atom_index, review_queue, tables
 from stategraph.bounded import walk
 from stategraph.errors import (
     ConcurrentChangeError,
+    HeadMismatchError,
     InvalidInputError,
     LogIntegrityError,
     StoreError,
@@ -60,9 +61,19 @@ from stategraph.model import (
     trusted,
 )
 from stategraph.revise import Revision, Writes
-from stategraph.revlog import GENESIS, LogEntry, UnreadableColumn, chain, entry, find_breaks, pack
+from stategraph.revlog import (
+    GENESIS,
+    Break,
+    LogEntry,
+    UnreadableColumn,
+    chain,
+    entry,
+    find_breaks,
+    pack,
+)
 from stategraph.revlog import unpack as _unpack
 from stategraph.sqlitefile import APPLICATION_ID, connect, identify
+from stategraph.tables import CONFIG_KEY, META_KEY, Keys, Sums, rows_hash
 
 __all__ = ["STORES", "LogEntry", "SQLiteStore", "Store"]
 
@@ -281,9 +292,13 @@ class Store(Protocol):
         """The sequence number and hash of the log's last entry."""
         ...
 
-    def verify(self, expect_head: tuple[int, str] | None = None) -> int:
-        """Check the log's hash chain (and that it reaches a head taken earlier); return the
-        number of entries."""
+    def verify(self, expect_head: tuple[int, str] | None = None, deep: bool = False) -> int:
+        """Check the log's hash chain (and that it reaches a head taken earlier; with ``deep``,
+        that the tables match the log); return the number of entries."""
+        ...
+
+    def tables_digest(self) -> str | None:
+        """The tables' digest the log's head carries, if any."""
         ...
 
     def acknowledge_tamper(self) -> list[tuple[int, str]]:
@@ -1020,16 +1035,21 @@ class SQLiteStore:
         with self.transaction():
             if expect_head is not None and self._last() != expect_head:
                 raise ConcurrentChangeError(self.path, 1)
-            self._write(revision.writes)
             report = revision.report
+            base, config = self._tables_base(config)
+            keys = _touched(revision.writes, report)
+            before = self._rows_sums(keys)
+            self._write(revision.writes)
+            review_queue.record(self.conn, self._last()[0] + 1, report)
+            sums = base.moved(before, self._rows_sums(keys))
             entry = self.append(
                 (asked or report.change).model_dump_json(by_alias=True),
                 report.model_dump_json(by_alias=True),
-                config,
+                {**config, CONFIG_KEY: sums.digest()},
                 report,
                 calls,
             )
-            review_queue.record(self.conn, entry.seq, report)
+            self.keep_sums(entry.seq, sums)
             fresh = [c for c in calls if c.answer is not None and not c.cached]
             if fresh:
                 self.conn.executemany(
@@ -1093,6 +1113,89 @@ class SQLiteStore:
             "INSERT OR IGNORE INTO edges VALUES (?,?,1)",
             [(src, j.head) for j in justs for src in (*j.premises, *j.unless)],
         )
+
+    # ---- the tables' digest (stategraph.tables) -------------------------------------------
+
+    def _tables_base(
+        self, config: dict[str, Any], before: Sums | None = None
+    ) -> tuple[Sums, dict[str, Any]]:
+        """The tables' sums as the log's head says they are, before a write (and the config
+        to log with it: marked when the sums were rebased by an acknowledgement). A log from
+        before the digest starts from the tables as they were before the write: ``before``,
+        if they were read then, else read now.
+
+        Raises:
+            LogIntegrityError: the head carries a digest that the sums kept in ``meta`` do not
+                match (they were edited or removed): nothing is written.
+        """
+        head = self.conn.execute(
+            "SELECT seq, config FROM revisions ORDER BY seq DESC LIMIT 1"
+        ).fetchone()
+        if head is None:
+            return Sums(), config
+        seq, digest = int(head[0]), _chained_digest(head[1])
+        if digest is None:  # a log from before the digest: start from the tables, once
+            return (tables.scan(self.conn) if before is None else before), config
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (META_KEY,)).fetchone()
+        kept = Sums.from_json(row[0]) if row is not None else None
+        if kept is not None and kept[0] == seq and (kept[2] or kept[1].digest() == digest):
+            return kept[1], ({**config, "tables_rebased": True} if kept[2] else config)
+        raise LogIntegrityError(
+            self.path,
+            seq,
+            "carries a digest of the tables that the store's record of their sums no longer "
+            f"matches (the meta row {META_KEY!r} was edited or removed)",
+            advice="nothing was written; run 'stategraph history STORE --verify --deep' "
+            "(which rebuilds the record if the tables still match the log)",
+        )
+
+    def keep_sums(self, seq: int, sums: Sums, rebased: bool = False) -> None:
+        """Record the tables' sums after log entry ``seq`` (inside its transaction)."""
+        self.conn.execute(
+            "INSERT OR REPLACE INTO meta VALUES (?, ?)", (META_KEY, sums.to_json(seq, rebased))
+        )
+
+    def table_sums(self) -> Sums:
+        """The sums of every row of the digested tables, read now (in proportion to the
+        store: :mod:`stategraph.tables`)."""
+        return tables.scan(self.conn)
+
+    def chain_tables(self, config: dict[str, Any], before: Sums) -> tuple[dict[str, Any], Sums]:
+        """For a write that read every table ``before`` it and again now (a bulk load): the
+        config to log, with the digest, and the sums to keep."""
+        base, config = self._tables_base(config, before)
+        sums = base.moved(before, self.table_sums())
+        return {**config, CONFIG_KEY: sums.digest()}, sums
+
+    def _rows_sums(self, keys: Keys) -> Sums:
+        """The sums of the rows one write touches, read as they are now."""
+        out = Sums()
+        out.sums["states"] = rows_hash("states", self._select(_STATE_ROWS, keys.states))
+        out.sums["justifications"] = rows_hash(
+            "justifications",
+            self._select(
+                "SELECT head, premises, unless, origin, extra FROM justifications "
+                "WHERE head IN ({})",
+                keys.heads,
+            ),
+        )
+        out.sums["edges"] = rows_hash("edges", self.edge_rows(sorted(keys.edges)))
+        out.sums["review_queue"] = rows_hash(
+            "review_queue",
+            self._select("SELECT id, seq, entry FROM review_queue WHERE id IN ({})", keys.review),
+        )
+        return out
+
+    def edge_rows(self, pairs: Sequence[tuple[str, str]]) -> Iterator[tuple[Any, ...]]:
+        """The ``edges`` rows ``(src, head, follow)`` of these pairs that are stored."""
+        for i in range(0, len(pairs), _CHUNK // 2):
+            chunk = pairs[i : i + _CHUNK // 2]
+            values = ",".join("(?,?)" for _ in chunk)
+            sql = (
+                f"SELECT e.src, e.head, e.follow FROM (VALUES {values}) AS p "
+                "JOIN edges e ON e.src = p.column1 AND e.head = p.column2"
+            )
+            yield from self.conn.execute(sql, [x for pair in chunk for x in pair]).fetchall()
 
     def _last(self) -> tuple[int, str]:
         row = self.conn.execute("SELECT seq, hash FROM revisions ORDER BY seq DESC LIMIT 1")
@@ -1215,32 +1318,111 @@ class SQLiteStore:
         """
         return self._last()
 
-    def verify(self, expect_head: tuple[int, str] | None = None) -> int:
+    def verify(self, expect_head: tuple[int, str] | None = None, deep: bool = False) -> int:
         """Check the hash chain: every entry's columns against its hash, every link, no gap,
-        and (given ``expect_head``) that the log still reaches that head.
+        that a store holding states has a log, and (given ``expect_head``) that the log still
+        reaches that head; with ``deep``, also that the tables hold what the log's revisions
+        wrote (:mod:`stategraph.tables`: every row is read, in proportion to the store).
 
-        A failure is also recorded in the store: from then on every write is refused
-        (:class:`TamperedStoreError`), in this process and any other, until
+        A failure found in the store itself is also recorded there: from then on every write
+        is refused (:class:`TamperedStoreError`), in this process and any other, until
         :meth:`acknowledge_tamper`. Breaks already acknowledged do not refuse writes again, but
-        are still reported here: the log still does not verify.
+        are still reported here: the log still does not verify. A head given that the log does
+        not reach is an answer about that head (:class:`HeadMismatchError`), never recorded:
+        anyone may ask with any head.
 
         Returns:
             The number of entries.
 
         Raises:
-            LogIntegrityError: naming the first entry that does not verify (all of them are in
-                its ``breaks``).
+            LogIntegrityError: naming the first break found in the store (all of them, and
+                any with the head given, are in its ``breaks``).
+            HeadMismatchError: the store verifies, but does not reach ``expect_head``.
         """
-        rows = self.conn.execute(
-            "SELECT seq, at, change, report, config, prev_hash, hash, calls FROM revisions "
-            "ORDER BY seq"
+        repair: Sums | None = None
+        with self._snapshot(deep):
+            holds_states = self.has_states()  # before the log: a revision commits both at once
+            rows = self.conn.execute(
+                "SELECT seq, at, change, report, config, prev_hash, hash, calls FROM revisions "
+                "ORDER BY seq"
+            )
+            count, breaks = find_breaks(rows, expect_head)
+            if count == 0 and holds_states:
+                breaks.insert(
+                    0, Break(1, "is missing: the store holds states but its log is empty")
+                )
+            if deep:
+                found, repair = self._table_breaks()
+                breaks += found
+        found_here = [b.pair() for b in breaks if not b.given]
+        if found_here:
+            self._refuse_writes(found_here)
+            pairs = [b.pair() for b in breaks]
+            raise LogIntegrityError(self.path, found_here[0][0], found_here[0][1], pairs)
+        if breaks:
+            raise HeadMismatchError(self.path, [b.pair() for b in breaks])
+        if repair is not None:
+            self._repair_sums(repair)
+        return count
+
+    @contextmanager
+    def _snapshot(self, deep: bool) -> Iterator[None]:
+        """One read transaction, so that the log and the tables are read as of one commit
+        (for a deep check; a check of the log alone reads it in one statement)."""
+        if not deep or self.conn.in_transaction:
+            yield
+            return
+        self.conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if self.conn.in_transaction:
+                self.conn.execute("COMMIT")
+
+    def tables_digest(self) -> str | None:
+        """The tables' digest the log's head carries; None for an empty log or one written
+        before the digest (whose tables a deep check cannot check until the next revision)."""
+        head = self.conn.execute(
+            "SELECT seq, config FROM revisions ORDER BY seq DESC LIMIT 1"
+        ).fetchone()
+        return None if head is None else _chained_digest(head[1])
+
+    def _table_breaks(self) -> tuple[list[Break], Sums | None]:
+        """What a deep check finds: the tables against the head's digest (and the sums to keep
+        in ``meta`` if they match but the kept ones are gone or edited)."""
+        head = self.conn.execute(
+            "SELECT seq, config FROM revisions ORDER BY seq DESC LIMIT 1"
+        ).fetchone()
+        seq, digest = (1, Sums().digest()) if head is None else (int(head[0]), None)
+        if head is not None:
+            digest = _chained_digest(head[1])
+            if digest is None:  # written before the digest: nothing to check against
+                return [], None
+        actual = self.table_sums()
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (META_KEY,)).fetchone()
+        kept = Sums.from_json(row[0]) if row is not None else None
+        if actual.digest() == digest:
+            good = kept is not None and kept[0] == seq and kept[1].digest() == digest
+            return [], None if good or head is None else actual
+        if kept is not None and kept[1].digest() == digest:
+            names = ", ".join(kept[1].differing(actual))
+            which = f"the {names} table{'s' if ', ' in names else ''} differ"
+        else:
+            which = "the states, justifications, edges or review queue differ"
+        reason = (
+            f"does not match the stored tables: {which} from what the log's revisions wrote "
+            "(rows were edited, added or removed outside stategraph)"
         )
-        count, breaks = find_breaks(rows, expect_head)
-        if not breaks:
-            return count
-        found = [b.pair() for b in breaks]
-        self._refuse_writes(found)
-        raise LogIntegrityError(self.path, found[0][0], found[0][1], found)
+        return [Break(seq, reason)], None
+
+    def _repair_sums(self, sums: Sums) -> None:
+        """Record the sums a deep check found to match the head (best effort, as the flag)."""
+        try:
+            with self._locked():
+                if self.tables_digest() == sums.digest():
+                    self.keep_sums(self._last()[0], sums)
+        except (StoreError, sqlite3.Error):
+            pass
 
     def _refuse_writes(self, breaks: list[tuple[int, str]]) -> None:
         """Record breaks not acknowledged yet, so that writes are refused. Best effort: a store
@@ -1291,7 +1473,19 @@ class SQLiteStore:
                 "INSERT OR REPLACE INTO meta VALUES (?, ?)", (_ACKNOWLEDGED, canonical_json(known))
             )
             self.conn.execute("DELETE FROM meta WHERE key=?", (_TAMPER,))
+            self._rebase_sums()
         return flagged
+
+    def _rebase_sums(self) -> None:
+        """After an acknowledgement: the tables as they are become the base of the next
+        revision's digest, which the log then marks (``tables_rebased``), where the head's
+        digest does not match them."""
+        digest = self.tables_digest()
+        if digest is None:
+            return
+        actual = self.table_sums()
+        if actual.digest() != digest:
+            self.keep_sums(self._last()[0], actual, rebased=True)
 
     def get_setting(self, key: str) -> Any:
         """A persisted setting (JSON value), or None."""
@@ -1348,6 +1542,39 @@ def _since(since: Since) -> tuple[str, tuple[Any, ...]]:
         since = since.replace(tzinfo=UTC)
     # ``at`` is written as UTC ISO 8601 with microseconds: as text, it sorts as time does.
     return "at >= ?", (since.astimezone(UTC).isoformat(timespec="microseconds"),)
+
+
+_STATE_ROWS = (
+    "SELECT id, kind, status, active, superseded_by, truth, has_atoms, body FROM states "
+    "WHERE id IN ({})"
+)
+"""Whole ``states`` rows, as :mod:`stategraph.tables` hashes them."""
+
+
+def _chained_digest(config: Any) -> str | None:
+    """The tables' digest a log entry's ``config`` carries, or None (none, or unreadable:
+    :func:`stategraph.revlog.find_breaks` names an unreadable entry)."""
+    try:
+        value = json.loads(config).get(CONFIG_KEY)
+    except (TypeError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _touched(writes: Writes, report: Report) -> Keys:
+    """The rows a revision's writes (and its review queue update) touch, by table key."""
+    keys = Keys()
+    keys.states.update(s.id for s in writes.new_states)
+    keys.states.update(writes.deactivated)
+    keys.states.update(writes.truth)
+    keys.heads.update(h for h, _, _ in writes.removed)
+    keys.heads.update(j.head for j in writes.added)
+    keys.edges.update(writes.dropped_edges)
+    keys.edges.update((src, head) for _, src, head in writes.follow)
+    keys.edges.update((src, j.head) for j in writes.added for src in (*j.premises, *j.unless))
+    keys.review.update(c.id for c in report.changed)
+    keys.review.update(e.id for e in report.entries)
+    return keys
 
 
 STORES: dict[str, type[SQLiteStore]] = {SQLiteStore.name: SQLiteStore}

@@ -186,6 +186,17 @@ class Place:
             "DELETE FROM meta WHERE tenant = %s AND key LIKE 'log:%%'", (self.tenant,)
         )
 
+    def edit(self, statement: str, *args: Any) -> None:
+        """Run one ``UPDATE ... WHERE`` or ``DELETE FROM ... WHERE`` on the store's tables with
+        plain SQL (``?`` placeholders), as an editor of the file or the database would; on
+        PostgreSQL, limited to this place's tenant."""
+        if self.backend == "sqlite":
+            sqlite_execute(self.path, statement, *args)
+            return
+        assert " WHERE " in statement, statement
+        pg = statement.replace("%", "%%").replace("?", "%s") + " AND tenant = %s"
+        self._conn().execute(pg, (*args, self.tenant))
+
     def dump(self) -> list[str]:
         """Every row of the store, as text, sorted (to compare a store before and after)."""
         if self.backend == "sqlite":

@@ -114,6 +114,8 @@ HTTP_STATUS: dict[str, int] = {
     "NotHoldingError": 409,
     "NotPendingError": 409,
     "ConcurrentChangeError": 409,
+    "HeadMismatchError": 409,
+    "InconsistentStoreError": 409,
     "LogIntegrityError": 423,
     "StoreBusyError": 503,
     "StoreError": 500,
@@ -128,9 +130,11 @@ HTTP_STATUS: dict[str, int] = {
 """Status by error class name, looked up along the class's MRO (so a subclass without a row
 takes its parent's): 400 bad input, 401 no valid token, 404 unknown state, 409 a conflict with
 the memory as it is (a duplicate id, ``why`` of a state that does not hold, a review of a state
-nobody flagged, a revision that kept losing the race), 413 a body too large, 423 a store whose
-log does not verify (it refuses writes until someone looks), 503 a busy store (retry), 500 the
-server's own fault (a store it cannot use, a logic failure)."""
+nobody flagged, a revision that kept losing the race, a head given to ``/v1/verify`` that the log
+does not reach, a state whose stored value contradicts its justifications), 413 a body too
+large, 423 a store whose log or tables do not verify (it refuses writes until someone looks),
+503 a busy store (retry), 500 the server's own fault (a store it cannot use, a logic
+failure)."""
 
 _RETRY_AFTER = {"StoreBusyError": 1, "ConcurrentChangeError": 1}
 """Seconds after which a request refused for contention may be sent again."""

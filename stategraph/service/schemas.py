@@ -113,6 +113,9 @@ class VerifyView(BaseModel):
 
     entries: int
     head: HeadView
+    tables: bool = False
+    """The tables were checked against the log (``deep``; a log written before the tables'
+    digest cannot be, until its next revision)."""
 
 
 class ErrorDetail(BaseModel):

@@ -425,3 +425,22 @@ def test_kinds_of_ones_own_need_their_policy_to_replay(tmp_path: Path) -> None:
     assert "pass the Policy" in caught.value.reason
     assert verify_export(out, policy=policy).replayed == 3
     assert main(["audit", "verify", str(out)]) == EXIT_INPUT
+
+
+def test_a_tables_digest_rewritten_with_every_hash_recomputed_is_caught_by_the_replay(
+    tmp_path: Path,
+) -> None:
+    """Each entry carries the digest of the tables it left (stategraph.tables): the replay
+    rebuilds the tables from the log alone, so a digest made to match edited tables is named
+    (issue 22, item 2)."""
+    out, _ = exported(declared, tmp_path)
+    entries = lines(out)
+    config = json.loads(str(entries[2]["config"]))
+    config["tables"] = "0" * 64
+    entries[2]["config"] = json.dumps(config, sort_keys=True, separators=(",", ":"))
+    recompute(entries, 3)
+    write(out, entries)
+    assert verify_export(out, replay=False).count == len(entries)  # the chain alone holds
+    with pytest.raises(ReplayDivergenceError) as caught:
+        verify_export(out)
+    assert (caught.value.seq, caught.value.where) == (3, "config.tables")

@@ -86,7 +86,7 @@ def test_history_head_and_verify(client: TestClient, setup: Setup) -> None:
     verified = client.get(
         "/v1/verify", params={"expect_seq": 4, "expect_hash": head["hash"]}, headers=h
     ).json()
-    assert verified == {"entries": 4, "head": head}
+    assert verified == {"entries": 4, "head": head, "tables": False}
 
 
 def test_review_lists_confirms_and_rejects(client: TestClient, setup: Setup) -> None:
