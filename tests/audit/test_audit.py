@@ -66,7 +66,7 @@ class Judge:
 
 def judged(path: Path) -> Memory:
     """Candidates, the judge within a budget, a cached answer, reviews, a depth bound."""
-    mem = Memory(path, judge=Judge(), judge_budget=JudgeBudget(calls=1))
+    mem = Memory(path, judge=Judge(), judge_budget=JudgeBudget(calls=3))
     mem.fact("f1", "The user flies to Tokyo on May 10")
     mem.fact("f2", "The user likes sushi")
     mem.fact("f3", "The user has a Tokyo office")
@@ -143,7 +143,7 @@ def test_each_line_is_the_entry_as_its_hash_covers_it(tmp_path: Path) -> None:
     reviews = [r for e in entries for r in json.loads(str(e["change"])).get("reviews", [])]
     assert {(r["id"], r["decision"], r["by"]) for r in reviews} >= {
         ("p3", "rejected", "bob"),
-        ("p2", "confirmed", "alice"),
+        ("a1", "confirmed", "alice"),
     }
 
 
