@@ -27,7 +27,10 @@ digest), ``{"bulk_load": ...}``.
    bound, judge budget) and the judge's answers served from the entry's logged calls
    (:class:`stategraph.judge.ReplayJudge`); each replayed report, judge calls and
    configuration must equal the logged ones byte for byte, and the first that does not is
-   named with the first place it differs.
+   named with the first place it differs. Each change is revised as a caller's
+   (:mod:`stategraph.provenance`: no review, judge, rule or assumed record in it), except a
+   person's decision, which is made again by confirm or reject (refused for a state nothing
+   had flagged) and must give the logged change.
 
 What cannot be replayed, and is said so: a part of a log (the store before it is unknown: its
 chain is checked, nothing is replayed), and anything from a bulk load
@@ -61,7 +64,7 @@ from stategraph.judge.replay import ReplayJudge
 from stategraph.judging import JudgeBudget
 from stategraph.loaders import Limits, read_jsonl
 from stategraph.memory import Memory
-from stategraph.model import Change
+from stategraph.model import Change, Decision
 from stategraph.policy import Policy
 from stategraph.revlog import GENESIS, UnreadableColumn, find_breaks, unpack
 from stategraph.store import SQLiteStore
@@ -358,13 +361,21 @@ class _Replayer:
             raise self._diverged(
                 row.seq, "change", "a change", f"unreadable ({exc.error_count()} errors)"
             ) from None
+        if len(change.reviews) > 1:  # the review path makes one a change
+            many = f"{len(change.reviews)} reviews in one change"
+            raise self._diverged(row.seq, "change.reviews", "one review a change", many)
         try:
             mem.judge = self._judge(row)
-            mem.revise(change)
+            if change.reviews:
+                _review(mem, change)
+            else:
+                mem.revise(change)
         except StategraphError as exc:
             raise self._diverged(row.seq, "report", "a revision", f"an error: {exc}") from exc
         (replayed,) = store_rows(self.store, row.seq - 1, row.seq)
-        for field in ("config", "report", "calls"):
+        # a review's change is made again by the review path: it must be the logged one
+        compared = ("config", "report", "calls")
+        for field in ("change", *compared) if change.reviews else compared:
             logged, again = getattr(row, field), getattr(replayed, field)
             if logged != again:
                 where, old, new = _first_difference(field, logged, again)
@@ -429,6 +440,14 @@ class _Replayer:
                 "(stategraph.audit.verify_export(policy=...))",
             )
         return policy
+
+
+def _review(mem: Memory, change: Change) -> None:
+    """Replay a person's decision as it was made: by confirm or reject, which refuse a state
+    that was not waiting for review (a caller's change may carry no review)."""
+    (r,) = change.reviews
+    settle = mem.confirm if r.decision is Decision.confirmed else mem.reject
+    settle(r.id, by=r.by, note=r.note, at=r.at)
 
 
 def _proposer(seq: int, config: dict[str, Any] | None) -> Proposer | None:

@@ -40,6 +40,7 @@ from stategraph.explain import confirmed_by
 from stategraph.loaders import STDIN, import_records, load_change, require_file
 from stategraph.memory import Memory
 from stategraph.model import Justification, LostSupport, Origin, Report, State, Truth
+from stategraph.provenance import check_justification
 from stategraph.store import SQLiteStore
 from stategraph.stores import is_postgres, open_store
 
@@ -228,12 +229,15 @@ def _import_lines(path: Path, model: type[M]) -> Iterator[M]:
     a ``head``). Lines may come in any order: the file is read once for each."""
     for where, obj in import_records(path, justifications=model is Justification):
         try:
-            yield model.model_validate(obj)
+            item = model.model_validate(obj)
         except ValidationError as exc:
             errors = [
                 (".".join([where, *(str(p) for p in e["loc"])]), e["msg"]) for e in exc.errors()
             ]
             raise InvalidInputError("import", errors) from None
+        if isinstance(item, Justification):  # named by its line (bulk_load checks it again)
+            check_justification(item, where)
+        yield item
 
 
 def _cmd_import(args: argparse.Namespace) -> int:

@@ -42,6 +42,7 @@ from stategraph.model import (
 )
 from stategraph.policy import Policy
 from stategraph.prepare import Preparer
+from stategraph.provenance import check_change, check_justification
 from stategraph.review import PendingReview, pending_review, review_change
 from stategraph.revise import Revision, revise, seeds
 from stategraph.store import LogEntry, Since, Store
@@ -376,8 +377,22 @@ class Memory:
         With a grounder, asserted states without atoms are grounded from their text first;
         with rule packs, the rule justifications the new atoms make possible are added to the
         change, and candidate (``context``) premises are checked against the rules.
+
+        The change is the caller's: its justifications are ``declared`` or ``recovered``, and
+        it carries no review (:mod:`stategraph.provenance`); a person's decision is made by
+        :meth:`confirm` or :meth:`reject`, a judge's and the rules' by the revision itself.
+
+        Raises:
+            InvalidInputError: the change does not validate, or carries what only the engine
+                writes.
         """
-        change = _validated(Change, change, "change")
+        return self._apply(check_change(_validated(Change, change, "change")))
+
+    def _apply(self, change: Change) -> Report:
+        """Revise with a validated change, whoever may have made it: the engine's own path,
+        for a review's change, and for copying stored justifications as they are (a rebuild
+        from a memory's contents, a replay of applied changes). Never a caller's change:
+        that goes through :meth:`revise`."""
         judge = _Remembering(self.judge) if self.judge is not None else None
         for _ in range(_OPTIMISTIC):
             try:
@@ -521,9 +536,31 @@ class Memory:
         from a file needs no million objects in memory. See :mod:`stategraph.bulk` for what it
         accepts.
 
+        The justifications are the caller's, as in :meth:`revise`: ``declared`` or
+        ``recovered``, without the fields only the engine fills in.
+
         Returns:
             The summary logged: counts, how many hold, and a digest of what was loaded.
+
+        Raises:
+            InvalidInputError: a state or justification does not validate, or a
+                justification is one only the engine writes.
         """
+        justs = (
+            check_justification(
+                _validated(Justification, j, "justification"), f"justifications.{i}"
+            )
+            for i, j in enumerate(justifications)
+        )
+        return self._bulk_load(states, justs)
+
+    def _bulk_load(
+        self,
+        states: Iterable[State | Mapping[str, Any]],
+        justifications: Iterable[Justification | Mapping[str, Any]],
+    ) -> dict[str, Any]:
+        """:meth:`bulk_load` without the check of who may write each justification: the
+        engine's own path (see :meth:`_apply`)."""
         from stategraph.bulk import bulk_load
         from stategraph.store import SQLiteStore
 
@@ -568,7 +605,7 @@ class Memory:
     ) -> Report:
         state_id = _id(state_id)
         with self.atomic():  # checked and settled under one write lock
-            return self.revise(review_change(self.store, state_id, decision, by, note, at))
+            return self._apply(review_change(self.store, state_id, decision, by, note, at))
 
     # ---- queries ------------------------------------------------------------------------
 
