@@ -15,7 +15,7 @@ from backends import _with_tenant, fresh_tenant, postgres_url
 
 from stategraph import Memory
 from stategraph.cli import EXIT_INPUT, main
-from stategraph.errors import InvalidInputError
+from stategraph.errors import InvalidInputError, StoreError
 from stategraph.stores import open_store
 
 NOWHERE = "postgresql://nobody@127.0.0.1:1/none"
@@ -61,3 +61,13 @@ def test_an_empty_tenant_writes_to_no_tenant(capsys: pytest.CaptureFixture[str])
         Memory(store=open_store(_with_tenant(url, named), tenant="")).fact(sid)
     with psycopg.connect(url, autocommit=True) as conn:
         assert not _holds(conn, "default", sid) and not _holds(conn, named, sid)
+
+
+@pytest.mark.parametrize("query", ["?tenant=", "?tenant=alice"])
+def test_the_services_store_url_takes_no_tenant_at_all(query: str) -> None:
+    """Held before: the service takes each request's tenant from its token, never from its
+    store URL, so an empty one there cannot pick ``default`` either."""
+    from stategraph.service.pg_tenants import PostgresTenants
+
+    with pytest.raises(StoreError, match="drop tenant="):
+        PostgresTenants(NOWHERE + query)
