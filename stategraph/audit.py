@@ -17,18 +17,23 @@ digest), ``{"bulk_load": ...}``.
 
 **Verify** (:func:`verify_export`) checks the file in two passes:
 
-1. the hash chain: every line against its hash, every link, no gap, from the first line's
-   ``prev_hash`` (the genesis when it is entry 1; for an export ``--since`` the chain can only
-   start from what the file says) and, given a head kept elsewhere, to that head;
+1. the hash chain: every line against its hash, every link, no gap, from the genesis and,
+   given a head kept elsewhere, to that head (an empty file reaches no head but the genesis).
+   A file that does not start at entry 1 fails, its first entries missing, unless it is
+   declared a part (``partial``, ``audit verify --partial``: an export ``--since``); its chain
+   can then only start from the first line's ``prev_hash``, as the file says;
 2. a replay without the store: a memory in memory, revised with each entry's change in order,
    with the configuration the entry logged (rule packs, grounder, candidate settings, depth
    bound, judge budget) and the judge's answers served from the entry's logged calls
    (:class:`stategraph.judge.ReplayJudge`); each replayed report, judge calls and
    configuration must equal the logged ones byte for byte, and the first that does not is
-   named with the first place it differs.
+   named with the first place it differs. Each change is revised as a caller's
+   (:mod:`stategraph.provenance`: no review, judge, rule or assumed record in it), except a
+   person's decision, which is made again by confirm or reject (refused for a state nothing
+   had flagged) and must give the logged change.
 
-What cannot be replayed, and is said so: an export that does not start at entry 1 (the store
-before it is unknown: its chain is checked, nothing is replayed), and anything from a bulk load
+What cannot be replayed, and is said so: a part of a log (the store before it is unknown: its
+chain is checked, nothing is replayed), and anything from a bulk load
 on (its states and justifications are not in the log, only their digest: the chain covers the
 entries after it, the replay stops there). Entries logged before the log kept the change as
 asked (it kept the change as applied) replay only where grounding, linking, candidates and the
@@ -59,7 +64,7 @@ from stategraph.judge.replay import ReplayJudge
 from stategraph.judging import JudgeBudget
 from stategraph.loaders import Limits, read_jsonl
 from stategraph.memory import Memory
-from stategraph.model import Change
+from stategraph.model import Change, Decision
 from stategraph.policy import Policy
 from stategraph.revlog import GENESIS, UnreadableColumn, find_breaks, unpack
 from stategraph.store import SQLiteStore, canonical_json
@@ -230,29 +235,51 @@ def verify_export(
     expect_head: tuple[int, str] | None = None,
     replay: bool = True,
     policy: Policy | None = None,
+    partial: bool = False,
 ) -> AuditResult:
     """Check an exported log from the file alone: its hash chain, then a replay.
 
     Args:
         path: the exported file.
         expect_head: a head ``(seq, hash)`` kept elsewhere; the file must reach it (catches
-            entries cut from the end).
+            entries cut from the end, and an empty file).
         replay: replay the revisions (False: the chain only).
         policy: the kinds the memory was written with, when it used kinds of its own (the
             log records only their names).
+        partial: accept an export that starts after entry 1 (``audit export --since``). Its
+            chain can only start from the ``prev_hash`` its first line gives, so it proves
+            that the lines link to each other, not that they continue the store's log; and
+            nothing is replayed. Without it such a file fails: its first entries are missing.
 
     Raises:
         InputFileError: the file is unreadable or not an export.
-        LogIntegrityError: the chain does not verify (naming every break).
+        LogIntegrityError: the chain does not verify (naming every break), the file does not
+            start at entry 1 and ``partial`` is not given, or it does not reach
+            ``expect_head`` (which for a partial export must not lie before its first line).
         ReplayDivergenceError: a replayed revision differs from the logged one (the first).
         ReplayUnavailableError: an entry's configuration cannot be rebuilt here.
     """
     name = str(path)
     first = next(read_export(path), None)
-    if first is None:
-        return AuditResult(0, 0, (0, GENESIS), 0, "")
-    start = (0, GENESIS) if first.seq == 1 else (first.seq - 1, first.prev_hash)
-    last = [first]
+    start = (0, GENESIS)
+    if first is not None and first.seq != 1:
+        if not partial:
+            missing = "entry 1 is" if first.seq == 2 else f"entries 1 to {first.seq - 1} are"
+            raise LogIntegrityError(
+                name,
+                1,
+                f"is missing: the export starts at entry {first.seq} ({missing} not in it)",
+                advice="export the whole log, or verify a part of it with --partial",
+            )
+        start = (first.seq - 1, first.prev_hash)
+        if expect_head is not None and expect_head[0] < start[0]:
+            raise LogIntegrityError(
+                name,
+                expect_head[0],
+                f"is the head given, but the export starts at entry {first.seq}",
+                advice="a head before the export's first entry cannot be checked from it",
+            )
+    last: list[LogRow | None] = [first]
 
     def chained() -> Iterator[tuple[Any, ...]]:
         for row in read_export(path):
@@ -269,6 +296,8 @@ def verify_export(
             found,
             advice="the export was altered, or exported from an altered store",
         )
+    if first is None or last[0] is None:  # an empty file, which reached any head given
+        return AuditResult(0, 0, (0, GENESIS), 0, "")
     head = (last[0].seq, last[0].hash)
     if not replay:
         return AuditResult(count, first.seq, head, 0, "")
@@ -333,15 +362,23 @@ class _Replayer:
             raise self._diverged(
                 row.seq, "change", "a change", f"unreadable ({exc.error_count()} errors)"
             ) from None
+        if len(change.reviews) > 1:  # the review path makes one a change
+            many = f"{len(change.reviews)} reviews in one change"
+            raise self._diverged(row.seq, "change.reviews", "one review a change", many)
         try:
             mem.judge = self._judge(row)
-            mem.revise(change)
+            if change.reviews:
+                _review(mem, change)
+            else:
+                mem.revise(change)
         except StategraphError as exc:
             raise self._diverged(row.seq, "report", "a revision", f"an error: {exc}") from exc
         (replayed,) = store_rows(self.store, row.seq - 1, row.seq)
         # the configuration, the report and the calls first: where they differ says more
-        # than the tables' digest, which then differs too
-        for field in ("config", "report", "calls", "tables"):
+        # than the tables' digest, which then differs too; a review's change is made again
+        # by the review path: it must be the logged one
+        compared = ("config", "report", "calls", "tables")
+        for field in ("change", *compared) if change.reviews else compared:
             logged, again = _compared(field, row, replayed)
             if logged != again:
                 where, old, new = _first_difference(
@@ -435,6 +472,14 @@ def _compared(field: str, logged: LogRow, replayed: LogRow) -> tuple[str, str]:
         legacy = _without_digest(logged.config) == logged.config
         return logged.config, (_without_digest(replayed.config) if legacy else replayed.config)
     return getattr(logged, field), getattr(replayed, field)
+
+
+def _review(mem: Memory, change: Change) -> None:
+    """Replay a person's decision as it was made: by confirm or reject, which refuse a state
+    that was not waiting for review (a caller's change may carry no review)."""
+    (r,) = change.reviews
+    settle = mem.confirm if r.decision is Decision.confirmed else mem.reject
+    settle(r.id, by=r.by, note=r.note, at=r.at)
 
 
 def _proposer(seq: int, config: dict[str, Any] | None) -> Proposer | None:

@@ -41,6 +41,7 @@ from stategraph.explain import confirmed_by
 from stategraph.loaders import STDIN, import_records, load_change, require_file
 from stategraph.memory import Memory
 from stategraph.model import Change, Justification, LostSupport, Origin, Report, State, Truth
+from stategraph.provenance import check_justification
 from stategraph.store import SQLiteStore
 from stategraph.stores import is_postgres, open_store
 from stategraph.urls import redact
@@ -243,7 +244,10 @@ def _import_lines(path: Path, model: type[M]) -> Iterator[M]:
     """One pass over a JSONL import file: its states, or its justifications (the lines with
     a ``head``). Lines may come in any order: the file is read once for each."""
     for where, obj in import_records(path, justifications=model is Justification):
-        yield _validated(model, obj, "import", where)
+        item = _validated(model, obj, "import", where)
+        if isinstance(item, Justification):  # named by its line (bulk_load checks it again)
+            check_justification(item, where)
+        yield item
 
 
 def _cmd_import(args: argparse.Namespace) -> int:

@@ -65,20 +65,71 @@ STDIN = "-"
 """The name that reads standard input (``revise --change -``)."""
 
 
+_KeyPath = tuple[str, ...]
+
+
 @dataclass(frozen=True)
 class Limits:
-    """What one kind of input file may hold; see the module docstring for each limit."""
+    """What one kind of input file may hold; see the module docstring for each limit.
+
+    ``ids``: where the file's ids stand, each place as the mapping keys that lead to it from
+    the top (lists are not counted; :data:`KEYS` last: the keys of that mapping). A plain
+    YAML scalar there is the string as written:
+    YAML 1.1 would read ``012`` as 10, ``0x10`` as 16, ``1_000`` as 1000, ``12:30`` as 750
+    and ``no`` as False, and so name another state. Quoted, tagged or empty scalars, and JSON,
+    are read as they are (a number there is then refused by the model: ids are strings).
+    """
 
     max_bytes: int
     max_depth: int = 64
     max_aliases: int = 0
     max_nodes: int = 1_000_000
     max_states: int | None = None
+    ids: frozenset[_KeyPath] = frozenset()
 
 
-CHANGE = Limits(max_bytes=16 * _MIB, max_aliases=0, max_states=100_000)
+_STATE_FIELDS = (("id",), ("because",), ("because", "all"), ("because", "unless"), ("context",))
+
+
+def _state_ids(*at: str) -> set[_KeyPath]:
+    """Where a state's ids stand in a case file, the state being at ``at``."""
+    return {(*at, *field) for field in _STATE_FIELDS}
+
+
+KEYS = "<keys>"
+"""Last in a place of :attr:`Limits.ids`: the keys of the mapping there are ids."""
+
+_JUSTIFICATION_IDS = {
+    (field, *part)
+    for field in ("add_justifications", "remove_justifications")
+    for part in (("head",), ("premises",), ("unless",), ("checked", KEYS), ("proposed", KEYS))
+}
+
+CHANGE = Limits(
+    max_bytes=16 * _MIB,
+    max_aliases=0,
+    max_states=100_000,
+    ids=frozenset(
+        {("retract",), ("assert", "id"), ("supersede", "id"), ("supersede", "with", "id")}
+        | {("reviews", "id")}
+        | _JUSTIFICATION_IDS
+    ),
+)
 """A change file: no YAML alias at all (a change has no use for one)."""
-CASE = Limits(max_bytes=4 * _MIB, max_aliases=1_000, max_nodes=200_000, max_states=10_000)
+CASE = Limits(
+    max_bytes=4 * _MIB,
+    max_aliases=1_000,
+    max_nodes=200_000,
+    max_states=10_000,
+    ids=frozenset(
+        {("id",), ("change", "retract"), ("change", "supersede", "id")}
+        | _state_ids("memories")
+        | _state_ids("change", "assert")
+        | _state_ids("change", "supersede", "with")
+        | {("expect", k) for k in ("invalidated", "kept", "needs_confirmation", "restored")}
+        | {("expect", "consequences", KEYS), ("expect", "depth", KEYS)}
+    ),
+)
 """A benchmark case: aliases allowed, their expansion capped."""
 IMPORT = Limits(max_bytes=_MIB, max_nodes=100_000, max_states=10_000_000)
 """One line of a JSONL import (``max_bytes`` is per line); ``max_states`` is per file."""
@@ -93,6 +144,7 @@ _CHECKED_SCALARS = {
 """Scalars PyYAML reads by the look of them and then fails to build with a bare
 ``ValueError``: ``2026-13-45`` or ``2026-02-30`` (a date that does not exist), an integer of
 more digits than Python converts. Built once as they are read, to refuse them by line."""
+_STR_TAG = "tag:yaml.org,2002:str"
 
 
 # ---- reading bytes ---------------------------------------------------------------------------
@@ -232,7 +284,9 @@ class _Composer:
 
     def scalar(self, event: Any) -> None:
         tag = event.tag
-        if tag is None or tag == "!":
+        if tag is None and event.implicit[0] and event.value and self.at_id():
+            tag = _STR_TAG  # an id, as written: never a number, a boolean or a date
+        elif tag is None or tag == "!":
             tag = self.resolver.resolve(ScalarNode, event.value, event.implicit)
         node = ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
         self.count(1, event)
@@ -244,6 +298,16 @@ class _Composer:
                 reason = f"{event.value[:40]!r} is not a valid {what} ({exc}): quote it as text"
                 raise InputSyntaxError(self.name, reason, self.line(event)) from None
         self.close(node, event.anchor, 1, 0, event)
+
+    def at_id(self) -> bool:
+        """True when the scalar coming stands where the file holds ids (:attr:`Limits.ids`)."""
+        if not self.limits.ids or not self.stack:
+            return False
+        path = tuple(str(o.key.value) for o in self.stack if o.key is not None)
+        top = self.stack[-1]
+        if isinstance(top.node, MappingNode) and top.key is None:
+            path += (KEYS,)  # a key of the innermost mapping
+        return path in self.limits.ids
 
     def count(self, n: int, event: Any) -> None:
         self.nodes += n

@@ -37,10 +37,12 @@ from stategraph.model import (
     State,
     Supersession,
     Truth,
+    id_list,
     normalise_id,
 )
 from stategraph.policy import Policy
 from stategraph.prepare import Preparer
+from stategraph.provenance import check_change, check_justification
 from stategraph.review import PendingReview, pending_review, review_change
 from stategraph.revise import Revision, revise, seeds
 from stategraph.store import LogEntry, Since, Store
@@ -135,11 +137,40 @@ def _paused_gc() -> Iterator[None]:
             gc.enable()
 
 
+def _ids(value: Any, field: str) -> list[str]:
+    """The ids one argument gives: one id or a list of them, strings only."""
+    try:
+        return list(id_list(value))
+    except ValueError as exc:
+        raise InvalidInputError("justification", [(field, str(exc))]) from None
+
+
+def _alternative(alt: Any, i: int) -> tuple[list[str], list[str]]:
+    """One alternative of ``because=`` as its premises and its ``unless``."""
+    if isinstance(alt, str):
+        return _ids(alt, f"because.{i}"), []
+    if isinstance(alt, Mapping):
+        unknown = set(alt) - {"all", "unless"}
+        if unknown:
+            raise InvalidInputError(
+                "justification",
+                [(f"because.{sorted(unknown)[0]}", "only 'all' and 'unless' are allowed")],
+            )
+        return (
+            _ids(alt.get("all", ()), f"because.{i}.all"),
+            _ids(alt.get("unless", ()), f"because.{i}.unless"),
+        )
+    if isinstance(alt, Iterable) and not isinstance(alt, (bytes, bytearray)):
+        return _ids(list(alt), f"because.{i}"), []
+    why = "an alternative is an id, a list of ids, or {'all': [...], 'unless': [...]}"
+    raise InvalidInputError("justification", [(f"because.{i}", f"{why}, not {alt!r:.40}")])
+
+
 def justifications_for(
     head: str,
-    because: Iterable[Alternative] | None = None,
-    unless: Iterable[str] = (),
-    context: Iterable[str] = (),
+    because: Iterable[Alternative] | Alternative | None = None,
+    unless: Iterable[str] | str = (),
+    context: Iterable[str] | str = (),
 ) -> list[Justification]:
     """Turn the ``because=`` / ``unless=`` / ``context=`` shorthand into justifications.
 
@@ -147,42 +178,43 @@ def justifications_for(
         head: the state being justified.
         because: alternative justifications; each a premise id, a list of ids that must all
             hold, or a mapping ``{"all": [...], "unless": [...]}``. ``["a", "b"]`` means
-            "a, or else b"; ``[["a", "b"]]`` means "a and b".
+            "a, or else b"; ``[["a", "b"]]`` means "a and b"; a single alternative may be
+            given bare (``"a"``, or one mapping).
         unless: states whose holding blocks every alternative (a default that holds until
             one of them is asserted). With no ``because``, the state holds by default.
         context: memories that were in context when the state was written: one candidate
             (``recovered``) justification, each premise to be checked before it counts.
+
+    Ids are strings: a number, a boolean or None where an id belongs is refused
+    (``InvalidInputError``), never turned into text; a bare string is one id, never read as
+    a list of its characters.
     """
-    extra = tuple(unless)
+    extra = _ids(unless, "unless")
     out: list[Justification] = []
-    alternatives = list(because or [])
+    if because is None:
+        alternatives: list[Any] = []
+    elif isinstance(because, (str, Mapping, Justification)):
+        alternatives = [because]
+    elif isinstance(because, Iterable) and not isinstance(because, (bytes, bytearray)):
+        alternatives = list(because)
+    else:
+        why = "a list of alternatives"
+        raise InvalidInputError("justification", [("because", f"{why}, not {because!r:.40}")])
     if not alternatives and extra:
         alternatives = [[]]
-    for alt in alternatives:
+    for i, alt in enumerate(alternatives):
         if isinstance(alt, Justification):
             out.append(alt.model_copy(update={"head": head}))
             continue
-        if isinstance(alt, str):
-            premises: Sequence[str] = (alt,)
-            blocks: Sequence[str] = ()
-        elif isinstance(alt, Mapping):
-            unknown = set(alt) - {"all", "unless"}
-            if unknown:
-                raise InvalidInputError(
-                    "justification",
-                    [(f"because.{sorted(unknown)[0]}", "only 'all' and 'unless' are allowed")],
-                )
-            premises, blocks = alt.get("all", ()), alt.get("unless", ())
-        else:
-            premises, blocks = alt, ()
+        premises, blocks = _alternative(alt, i)
         out.append(
             _validated(
                 Justification,
-                {"head": head, "premises": list(premises), "unless": [*blocks, *extra]},
+                {"head": head, "premises": premises, "unless": [*blocks, *extra]},
                 "justification",
             )
         )
-    ctx = list(context)
+    ctx = _ids(context, "context")
     if ctx:
         out.append(
             _validated(
@@ -345,8 +377,22 @@ class Memory:
         With a grounder, asserted states without atoms are grounded from their text first;
         with rule packs, the rule justifications the new atoms make possible are added to the
         change, and candidate (``context``) premises are checked against the rules.
+
+        The change is the caller's: its justifications are ``declared`` or ``recovered``, and
+        it carries no review (:mod:`stategraph.provenance`); a person's decision is made by
+        :meth:`confirm` or :meth:`reject`, a judge's and the rules' by the revision itself.
+
+        Raises:
+            InvalidInputError: the change does not validate, or carries what only the engine
+                writes.
         """
-        change = _validated(Change, change, "change")
+        return self._apply(check_change(_validated(Change, change, "change")))
+
+    def _apply(self, change: Change) -> Report:
+        """Revise with a validated change, whoever may have made it: the engine's own path,
+        for a review's change, and for copying stored justifications as they are (a rebuild
+        from a memory's contents, a replay of applied changes). Never a caller's change:
+        that goes through :meth:`revise`."""
         judge = _Remembering(self.judge) if self.judge is not None else None
         for _ in range(_OPTIMISTIC):
             try:
@@ -425,9 +471,9 @@ class Memory:
         fact's ``metadata["context"]``, not as a candidate justification.
         """
         st = _validated(State, state, "state")
-        context = list(context)
+        context = _ids(context, "context")
         if context and self.policy.is_exogenous(st):
-            meta = {**st.metadata, "context": sorted({_id(c) for c in context})}
+            meta = {**st.metadata, "context": context}
             st, context = st.model_copy(update={"metadata": meta}), []
         justs = justifications_for(st.id, because, unless, context)
         return self.revise(Change(assert_=(st,), add_justifications=tuple(justs)))
@@ -490,9 +536,31 @@ class Memory:
         from a file needs no million objects in memory. See :mod:`stategraph.bulk` for what it
         accepts.
 
+        The justifications are the caller's, as in :meth:`revise`: ``declared`` or
+        ``recovered``, without the fields only the engine fills in.
+
         Returns:
             The summary logged: counts, how many hold, and a digest of what was loaded.
+
+        Raises:
+            InvalidInputError: a state or justification does not validate, or a
+                justification is one only the engine writes.
         """
+        justs = (
+            check_justification(
+                _validated(Justification, j, "justification"), f"justifications.{i}"
+            )
+            for i, j in enumerate(justifications)
+        )
+        return self._bulk_load(states, justs)
+
+    def _bulk_load(
+        self,
+        states: Iterable[State | Mapping[str, Any]],
+        justifications: Iterable[Justification | Mapping[str, Any]],
+    ) -> dict[str, Any]:
+        """:meth:`bulk_load` without the check of who may write each justification: the
+        engine's own path (see :meth:`_apply`)."""
         from stategraph.bulk import bulk_load
         from stategraph.store import SQLiteStore
 
@@ -535,8 +603,9 @@ class Memory:
     def _review(
         self, state_id: str, decision: Decision, by: str, note: str, at: datetime | str | None
     ) -> Report:
+        state_id = _id(state_id)
         with self.atomic():  # checked and settled under one write lock
-            return self.revise(review_change(self.store, state_id, decision, by, note, at))
+            return self._apply(review_change(self.store, state_id, decision, by, note, at))
 
     # ---- queries ------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    Strict,
     StringConstraints,
     field_validator,
     model_serializer,
@@ -50,6 +51,7 @@ __all__ = [
     "Truth",
     "Verdict",
     "check_text",
+    "id_list",
     "normalise_id",
 ]
 
@@ -115,11 +117,14 @@ def normalise_id(value: str) -> str:
     for the ids it is asked about.
 
     Raises:
-        ValueError: for a control, line-separator or bidi character anywhere in the id
-            (checked before the spaces are stripped: a tab or newline is refused, not
-            dropped), or an id that is empty or longer than 512 characters once normalised,
-            or one that holds a lone surrogate.
+        ValueError: for anything but a string (never turned into one: see :func:`id_list`),
+            a control, line-separator or bidi character anywhere in the id (checked before
+            the spaces are stripped: a tab or newline is refused, not dropped), or an id that
+            is empty or longer than 512 characters once normalised, or one that holds a lone
+            surrogate.
     """
+    if not isinstance(value, str):
+        raise ValueError(_not_an_id(value))
     check_text(value, "an id")
     bad = _NOT_IN_IDS.search(value)
     if bad is not None:
@@ -135,11 +140,39 @@ def normalise_id(value: str) -> str:
     return value
 
 
+def _not_an_id(value: Any) -> str:
+    shown = repr(value)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    return f"an id is a string, not {type(value).__name__} {shown}: write it in quotes"
+
+
+def id_list(value: Any) -> tuple[str, ...]:
+    """The ids one field gives (one id, or a list of them), normalised, without repeats, sorted.
+
+    Only strings are ids. Anything else is refused, never turned into text: ``str()`` of a
+    number, a boolean, None or a mapping names some other state (YAML reads ``012`` as 10,
+    ``no`` as False, ``12:30`` as 750; JSON ``null`` would become ``"None"``).
+
+    Raises:
+        ValueError: for a value that is neither an id nor a list of ids, or an item that is
+            not a valid id (:func:`normalise_id`).
+    """
+    if isinstance(value, str):
+        return (normalise_id(value),)
+    if not isinstance(value, (list, tuple, set, frozenset)):
+        raise ValueError(f"expected an id or a list of ids; {_not_an_id(value)}")
+    return tuple(sorted({normalise_id(v) for v in value}))
+
+
 StateId = Annotated[
-    str, StringConstraints(min_length=1, max_length=_MAX_ID), AfterValidator(normalise_id)
+    str,
+    Strict(),
+    StringConstraints(min_length=1, max_length=_MAX_ID),
+    AfterValidator(normalise_id),
 ]
 """A state's identifier: a non-empty string without control characters, kept in NFC (see
-:func:`normalise_id`; it reaches clingo only as a string symbol)."""
+:func:`normalise_id`; it reaches clingo only as a string symbol). Strict: a number, a
+boolean, None or bytes is refused, not converted (:func:`id_list`)."""
 
 
 class Source(enum.StrEnum):
@@ -225,15 +258,6 @@ class Consequence(enum.StrEnum):
     review = "review"
 
 
-def _sorted_ids(value: Any) -> Any:
-    # normalised before deduplicating and sorting: NFC and NFD spellings are one id
-    if isinstance(value, str):
-        return (normalise_id(value),)
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return tuple(sorted({normalise_id(str(v)) for v in value}))
-    return value
-
-
 _FROZEN = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
 
@@ -288,7 +312,7 @@ class Justification(BaseModel):
     """For ``recovered`` justifications: how each candidate premise was found (``context``,
     ``rule``, ``entity``, ``lexical``; see :mod:`stategraph.candidates`)."""
 
-    _norm_premises = field_validator("premises", "unless", mode="before")(_sorted_ids)
+    _norm_premises = field_validator("premises", "unless", mode="before")(id_list)
 
     @property
     def key(self) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
@@ -392,7 +416,7 @@ class Change(BaseModel):
     ``retract``. Left out of the JSON when empty, so changes without reviews serialise (and
     hash) as they did before reviews existed."""
 
-    _norm_retract = field_validator("retract", mode="before")(_sorted_ids)
+    _norm_retract = field_validator("retract", mode="before")(id_list)
 
     @model_validator(mode="after")
     def _reviews_are_applied(self) -> Change:

@@ -89,6 +89,12 @@ def register(subparsers: Any) -> None:
         help="a head kept elsewhere ('history --verify' prints it): the export must reach it",
     )
     p.add_argument("--chain-only", action="store_true", help="check the hash chain, do not replay")
+    p.add_argument(
+        "--partial",
+        action="store_true",
+        help="accept an export that starts after entry 1 ('audit export --since'): its chain "
+        "is checked from what its first line says, nothing is replayed",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=_cmd_verify)
 
@@ -148,6 +154,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
         seq, digest = store.head()
     what = f"entries {first} to {last}" if count else "no entries"
     print(f"exported {what} to {args.file}; the store's head is {seq}:{digest}")
+    if first > 1:
+        print("it starts after entry 1: verify it with 'stategraph audit verify --partial'")
     return 0
 
 
@@ -155,13 +163,15 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     from stategraph.audit import verify_export
 
     expect = _head(args.expect_head) if args.expect_head else None
-    result = verify_export(args.file, expect, replay=not args.chain_only)
+    result = verify_export(args.file, expect, replay=not args.chain_only, partial=args.partial)
+    partial = result.first > 1
     if args.json:
         print(
             json.dumps(
                 {
                     "entries": result.count,
                     "first": result.first,
+                    "partial": partial,
                     "head": f"{result.head[0]}:{result.head[1]}",
                     "replayed": result.replayed,
                     "not_replayed": result.not_replayed,
@@ -176,6 +186,12 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         f"hash chain intact: entries {result.first} to {result.head[0]}; "
         f"head {result.head[0]}:{result.head[1]}"
     )
+    if partial:
+        print(
+            f"partial export (--partial): entries 1 to {result.first - 1} are not in it; its "
+            "chain starts from the prev_hash its first line gives, which only a head kept "
+            "elsewhere ties to the store's log"
+        )
     if args.chain_only:
         print("not replayed (--chain-only)")
     elif result.not_replayed:

@@ -33,6 +33,9 @@ class PostgresUnavailableError(StategraphError, ImportError):
         super().__init__("a postgresql:// store needs psycopg: pip install 'stategraph[postgres]'")
 
 
+_EMPTY_TENANT = "is empty (an unset variable?): name the tenant, or leave tenant= out for 'default'"
+
+
 def is_postgres(url: str | Path) -> bool:
     """True for a ``postgresql://`` (or ``postgres://``) URL."""
     return isinstance(url, str) and url.partition("://")[0] in POSTGRES_SCHEMES and "://" in url
@@ -64,24 +67,30 @@ def open_store(
 
     Args:
         url: see the module's doc.
-        tenant: the tenant of a PostgreSQL store (overrides the URL's ``tenant=``).
+        tenant: the tenant of a PostgreSQL store (overrides the URL's ``tenant=``). An empty
+            tenant, here or in the URL, is refused: it is what an unset variable gives, and
+            reading it as ``default`` (or as the URL's) would write to another tenant.
         busy_timeout: seconds a write waits for another writer (then ``StoreBusyError``).
         create: create a missing store (False: a missing one is ``StoreNotFoundError``).
 
     Raises:
+        InvalidInputError: an empty tenant.
         StoreError: the store cannot be opened (see each backend).
         PostgresUnavailableError: a PostgreSQL URL without psycopg installed.
     """
     if is_postgres(url):
         assert isinstance(url, str)
+        bare, named = split_tenant(url)
+        if tenant == "" or named == "":  # an unset variable: never another tenant's store
+            where = "tenant=" if tenant == "" else "the URL's tenant="
+            raise InvalidInputError("store", [(where, _EMPTY_TENANT)])
         try:
             from stategraph.pgstore import DEFAULT_TENANT, PostgresStore
         except ImportError as exc:
             raise PostgresUnavailableError() from exc
-        bare, named = split_tenant(url)
         return PostgresStore(
             bare,
-            tenant or named or DEFAULT_TENANT,
+            tenant if tenant is not None else named if named is not None else DEFAULT_TENANT,
             busy_timeout=busy_timeout,
             create=create,
         )

@@ -392,7 +392,7 @@ def _check_tenant(store: SQLiteStore, acked: list[Op], result: LoadResult) -> No
                 for c in entry.report.changed:
                     if c.action == "asserted":
                         asserted[c.id] = asserted.get(c.id, 0) + 1
-                again = replay.revise(entry.report.change)
+                again = replay._apply(entry.report.change)  # as applied: the engine's path
                 if again.to_json() != entry.report.to_json():
                     result.interleaved += 1
         active, truth = _expected(acked)

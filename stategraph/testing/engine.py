@@ -166,10 +166,12 @@ def rebuild(memory: Memory, *, bulk: bool = False, path: str | Path | None = Non
     states = memory.states()
     justifications = memory.justifications()
     fresh = Memory(path, policy=memory.policy, candidates=None, assume=False)
+    # the engine's own path: the copies keep their origins (rule, judge, review, assumed),
+    # which no caller may write (stategraph.provenance)
     if bulk:
-        fresh.bulk_load(states, justifications)
+        fresh._bulk_load(states, justifications)
     else:
-        fresh.revise(Change(assert_=tuple(states), add_justifications=tuple(justifications)))
+        fresh._apply(Change(assert_=tuple(states), add_justifications=tuple(justifications)))
     inactive = tuple(s.id for s in states if not memory.is_active(s.id))
     if inactive:
         fresh.revise(Change(retract=inactive))

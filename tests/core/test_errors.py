@@ -249,9 +249,10 @@ _UNKNOWN = ": add the state first, or check the spelling"
                     {"head": "b", "premises": ["f"], "checked": {"zz": "independent"}}
                 ]
             },
-            InvalidChangeError,
-            "invalid change (add_justifications): checked premise 'zz' is not a premise",
-            {"field": "add_justifications", "state_id": "b"},
+            InvalidInputError,
+            "invalid change: add_justifications.0.checked: filled in by the engine, never "
+            "given: drop it",
+            {"what": "change"},
         ),
         (
             {"remove_justifications": [{"head": "b", "premises": ["x"], "unless": ["y"]}]},

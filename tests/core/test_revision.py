@@ -286,18 +286,20 @@ def test_checked_candidates_count_as_decided() -> None:
     mem = Memory()
     mem.fact("m1")
     mem.fact("m4")
-    mem.revise(
-        {
-            "assert": [{"id": "m5", "kind": "plan"}],
-            "add_justifications": [
-                {
-                    "head": "m5",
-                    "premises": ["m1", "m4"],
-                    "origin": "recovered",
-                    "checked": {"m1": "dependency", "m4": "independent"},
-                }
-            ],
-        }
+    mem._apply(  # checks as a judge records them (a caller may not: stategraph.provenance)
+        Change.model_validate(
+            {
+                "assert": [{"id": "m5", "kind": "plan"}],
+                "add_justifications": [
+                    {
+                        "head": "m5",
+                        "premises": ["m1", "m4"],
+                        "origin": "recovered",
+                        "checked": {"m1": "dependency", "m4": "independent"},
+                    }
+                ],
+            }
+        )
     )
     assert mem.retract("m4").entries == ()  # independent: losing it changes nothing
     assert mem.retract("m1").invalidated == ["m5"]

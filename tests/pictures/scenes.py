@@ -6,7 +6,7 @@ from pathlib import Path
 
 from stategraph import demo
 from stategraph.memory import Memory
-from stategraph.model import Justification, Origin
+from stategraph.model import Change, Justification, Origin
 from stategraph.policy import KindPolicy, Policy
 
 HOSTILE = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">'
@@ -39,9 +39,9 @@ def every_edge(path: Path) -> Memory:
     checked = Justification(
         head="c1", premises=("f1", "f2"), origin=Origin.recovered, checked={"f1": "independent"}
     )
-    mem.revise(
-        {
-            "add_justifications": [
+    mem._apply(  # what a check, the judge and a review write (no caller may: provenance)
+        Change(
+            add_justifications=(
                 checked,
                 Justification(head="c1", premises=("f2",), origin=Origin.judge),
                 Justification(
@@ -49,8 +49,8 @@ def every_edge(path: Path) -> Memory:
                     origin=Origin.review,
                     notes={"by": "alice", "note": "seen on the train"},
                 ),
-            ]
-        }
+            )
+        )
     )
     mem.fact("f3", "The user moved to Munich")
     return mem
