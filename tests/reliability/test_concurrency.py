@@ -19,8 +19,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from stategraph import Memory
 from stategraph.model import Truth
 
