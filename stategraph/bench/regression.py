@@ -8,7 +8,9 @@ fall), silent misses, collateral and errors (must not grow). The development spl
 
 Each cell records the cases it was measured on, and a fresh run is compared cell by cell on
 those very cases, so adding cases never lowers the bar: new cases join a cell when the
-figures are next recorded. One command records them::
+figures are next recorded (the tool says how many each cell gained; the cell's figures then
+cover them too, so a batch of hard blind cases can show a lower F1 there without anything
+having got worse on the cases recorded before). One command records them::
 
     python -m stategraph.bench.regression --write
 
@@ -221,6 +223,19 @@ def write_baseline(
     return figs, worse
 
 
+def _new_cases(figs: Mapping[str, Any], old: Mapping[str, Any]) -> list[str]:
+    """A line per cell whose recorded cases grew: its figures now cover new cases too (the
+    old ones were compared first), so they may differ from the old figures either way."""
+    out = []
+    for group, tracks in figs["systems"].get(SYSTEMS[0], {}).items():
+        for track, cell in tracks.items():
+            was = old.get("systems", {}).get(SYSTEMS[0], {}).get(group, {}).get(track, {})
+            added = len(set(cell["cases"]) - set(was.get("cases", [])))
+            if added:
+                out.append(f"{group}/{track}: {added} new cases recorded, {len(cell['cases'])} now")
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the current figures and what got worse; ``--write`` records them."""
     parser = argparse.ArgumentParser(
@@ -242,6 +257,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.force and not args.write:
         parser.error("--force goes with --write")
     if args.write:
+        old = recorded_figures(args.baseline) if args.baseline.exists() else {"systems": {}}
         try:
             figs, worse = write_baseline(args.baseline, force=args.force, note=args.note)
         except ValueError as exc:
@@ -255,6 +271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 1
+        for line in _new_cases(figs, old):
+            print(line, file=sys.stderr)
         print(f"recorded {args.baseline}", file=sys.stderr)
     else:
         run = _run(held_out())
