@@ -257,10 +257,10 @@ def _check_atom(where: str, n: int, text: str) -> None:
         raise ValueError(
             f"{where}: atom {n} ({text!r}) does not parse as a term: {reason}"
         ) from None
-    except UnicodeError:  # clingo's reader fails on some characters outside quotes
+    except UnicodeError:  # clingo's reader fails on non-ASCII outside quotes, and surrogates
         raise ValueError(
-            f"{where}: atom {n} ({text!r}) does not parse as a term: characters outside a quoted "
-            "string must be ASCII letters, digits and punctuation"
+            f"{where}: atom {n} ({text!r}) does not parse as a term: clingo cannot read its "
+            "characters (outside a quoted string, use ASCII letters, digits and punctuation)"
         ) from None
     if sym.type is not clingo.SymbolType.Function or not sym.name:
         what = _TERM_KINDS.get(sym.type, "a tuple")
