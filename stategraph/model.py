@@ -13,6 +13,7 @@ import unicodedata
 from datetime import datetime
 from typing import Annotated, Any, TypeVar
 
+import clingo
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -21,6 +22,7 @@ from pydantic import (
     SerializerFunctionWrapHandler,
     Strict,
     StringConstraints,
+    ValidationInfo,
     field_validator,
     model_serializer,
     model_validator,
@@ -261,6 +263,42 @@ class Consequence(enum.StrEnum):
 _FROZEN = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
 
+def _check_atom(where: str, n: int, text: str) -> None:
+    """Refuse an atom that is no ground atom such as ``moves(user,shanghai,shenzhen)``.
+
+    Checked when a state is written, with or without rule packs, so that a malformed atom is
+    an error naming it (DESIGN.md: bad input gets a clear message naming the thing) rather
+    than a value stored and skipped by every reader, or refused only once rule packs are on.
+    Parsed as a term (``clingo.parse_term``), never as program text.
+
+    Raises:
+        ValueError: naming the atom and what is wrong with it.
+    """
+    try:
+        sym = clingo.parse_term(text)
+    except RuntimeError as exc:
+        reason = " ".join(str(exc).split())
+        raise ValueError(
+            f"{where}: atom {n} ({text!r}) does not parse as a term: {reason}"
+        ) from None
+    except UnicodeError:  # clingo's reader fails on non-ASCII outside quotes, and surrogates
+        raise ValueError(
+            f"{where}: atom {n} ({text!r}) does not parse as a term: clingo cannot read its "
+            "characters (outside a quoted string, use ASCII letters, digits and punctuation)"
+        ) from None
+    if sym.type is not clingo.SymbolType.Function or not sym.name:
+        what = _TERM_KINDS.get(sym.type, "a tuple")
+        raise ValueError(f"{where}: atom {n} ({text!r}) is {what}, not an atom such as pred(a,b)")
+
+
+_TERM_KINDS = {
+    clingo.SymbolType.Number: "a number",
+    clingo.SymbolType.String: "a string",
+    clingo.SymbolType.Infimum: "#inf",
+    clingo.SymbolType.Supremum: "#sup",
+}
+
+
 class State(BaseModel):
     """One memory item.
 
@@ -285,6 +323,14 @@ class State(BaseModel):
         v = v.strip()
         if not v.isidentifier():
             raise ValueError(f"kind must be a simple name such as 'belief', got {v!r}")
+        return v
+
+    @field_validator("atoms")
+    @classmethod
+    def _atoms_are_ground_atoms(cls, v: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        state = info.data.get("id")
+        for n, text in enumerate(v):
+            _check_atom(f"atoms of {state}" if state else "atoms", n, text)
         return v
 
 

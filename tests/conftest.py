@@ -8,7 +8,9 @@ whole property suite fits in a few minutes on two cores; ``deep`` is the opt-in 
 from __future__ import annotations
 
 import os
+import sys
 
+import pytest
 from backends import backend, place  # noqa: F401  (fixtures: each store backend in turn)
 from hypothesis import HealthCheck, settings
 
@@ -29,3 +31,14 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("STATEGRAPH_HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say what the generated examples reached (``stategraph.testing.reach``): a property
+    that passes on examples whose changes move nothing proves little."""
+    reach = sys.modules.get("stategraph.testing.reach")
+    lines = reach.summary() if reach is not None else []
+    if lines:
+        terminalreporter.write_sep("-", "what the property examples reached")
+        for line in lines:
+            terminalreporter.write_line(line)

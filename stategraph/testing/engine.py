@@ -16,7 +16,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from stategraph import Change, Justification, Memory, Policy, Report, State, Supersession
+from stategraph import (
+    Change,
+    Justification,
+    Memory,
+    Policy,
+    Report,
+    State,
+    Supersession,
+    Verdict,
+)
+from stategraph.testing import reach
 from stategraph.testing.graphs import DERIVED_KINDS, FACT, ChangeSpec, Just, Node
 
 __all__ = [
@@ -118,6 +128,9 @@ class StategraphEngine:
         self.memory = memory() if memory is not None else Memory(path, candidates=None)
         self.kinds = dict(kinds) if kinds is not None else kinds_for(self.memory.policy)
         self.reports: list[Report] = []
+        self.reached: set[str] = set()
+        """What this example's changes reached (:data:`~stategraph.testing.reach.FEATURES`)."""
+        self.revised = False
 
     def add(self, node: Node, justs: Sequence[Just]) -> Report:
         """``Memory.add`` with each justification as one ``{"all", "unless"}`` alternative."""
@@ -130,7 +143,23 @@ class StategraphEngine:
         """``Memory.revise`` of the translated change."""
         report = self.memory.revise(to_change(change, self.kinds))
         self.reports.append(report)
+        self.revised = True
+        self._note(report)
         return report
+
+    def _note(self, report: Report) -> None:
+        """Which of the cases the properties are about this change reached."""
+        verdicts = {e.verdict for e in report.entries}
+        for feature, reached in (
+            ("a non-empty report", bool(report.entries)),
+            ("an invalidated state", Verdict.invalidated in verdicts),
+            ("a needs_confirmation entry", Verdict.needs_confirmation in verdicts),
+            ("an undefined state", bool(self.memory.undefined())),
+            ("an action's consequence", any(e.consequence for e in report.entries)),
+            ("a candidate premise", any(j.candidates() for j in self.memory.justifications())),
+        ):
+            if reached:
+                self.reached.add(feature)
 
     def holding(self) -> frozenset[str]:
         """Ids of the states that hold."""
@@ -148,7 +177,10 @@ class StategraphEngine:
         self.memory = Memory(self.path, candidates=None)
 
     def close(self) -> None:
-        """Close the memory's store."""
+        """Close the memory's store, and count what the example reached
+        (:func:`~stategraph.testing.reach.note`)."""
+        if self.revised:
+            reach.note(self.reached)
         self.memory.close()
 
 

@@ -13,7 +13,10 @@ What the generated graphs contain, and why:
 - changes of 1-3 operations each: retract, assert a fact, supersede, add or remove a
   justification (sometimes every justification of a head, leaving it bare; sometimes a new
   justification citing a state the same change retracts); every generated change is valid
-  for the memory it applies to;
+  for the memory it applies to. A retraction or supersession mostly targets a state that
+  some justification cites, and an assertion mostly a ghost some ``unless`` names, so that
+  most changes move something (a change nothing rests on gives an empty report, which
+  every property passes trivially; ``stategraph.testing.reach`` counts what examples reach);
 - two shapes random draws seldom make, each hung off an *anchor* (a fact ``t<n>``, whose id
   sorts after every ``s<n>``, so that the justification through it is never the first of
   equally low ones), and retracted or superseded first when a change picks a target: a
@@ -46,6 +49,10 @@ ANCHOR = "t"
 
 OPERATIONS = ("retract", "assert", "supersede", "add", "remove")
 
+MIN_NODES = 3
+"""States every scenario has at least (``max_nodes`` allowing): a fact, a state on it, and a
+third, so that even the smallest example has something to cascade and a hard negative."""
+
 
 def _chance(draw: st.DrawFn, percent: int) -> bool:
     """True with about ``percent``% probability; shrinks towards False."""
@@ -76,7 +83,9 @@ def _atoms(draw: st.DrawFn, pool: Sequence[str]) -> tuple[str, ...]:
 
 def node(draw: st.DrawFn, sid: str, *, derived_ok: bool, atoms: Sequence[str] = ()) -> Node:
     """A state with a kind (and a status for actions, and atoms of the pool ``atoms``)."""
-    kind = draw(st.sampled_from((FACT, *DERIVED_KINDS))) if derived_ok else FACT
+    # derived first: the plain case (what shrinking heads for) is a belief on a fact, the
+    # smallest memory a change can cascade through
+    kind = draw(st.sampled_from((*DERIVED_KINDS, FACT))) if derived_ok else FACT
     status = draw(st.sampled_from(("pending", "executed"))) if kind == "action" else None
     return Node(sid, kind, status, _atoms(draw, atoms))
 
@@ -137,12 +146,22 @@ def change(
     def busy() -> set[str]:
         return set(retract) | {o for o, _ in supersede} | {j.head for j in add + remove}
 
+    cited = {x for j in mirror.justs for x in (*j.premises, *j.unless)}
     for _ in range(draw(st.integers(1, 3))):
         op = draw(st.sampled_from(OPERATIONS))
         free = sorted(mirror.active - busy())
         if op in ("retract", "supersede") and free:
             anchors = [s for s in free if s.startswith(ANCHOR)]
-            target = draw(st.sampled_from(anchors if anchors and _chance(draw, 50) else free))
+            # a state others rest on, more often than not: a change to a state nothing cites
+            # moves nothing, and an empty report checks little
+            supports = [s for s in free if s in cited]
+            if anchors and _chance(draw, 50):
+                pool = anchors
+            elif supports and _chance(draw, 70):
+                pool = supports
+            else:
+                pool = free
+            target = draw(st.sampled_from(pool))
             if op == "retract":
                 retract.append(target)
             else:
@@ -173,7 +192,11 @@ def change(
             taken = set(mirror.nodes) | {n.id for n in asserted}
             ghosts = [g for g in GHOSTS if g not in taken] if negation else []
             counter[0] += 1
-            sid = draw(st.sampled_from([*ghosts, f"n{counter[0]}"]))
+            blockers = [g for g in ghosts if g in cited]  # asserting one defeats a default
+            if blockers and _chance(draw, 60):
+                sid = draw(st.sampled_from(blockers))
+            else:
+                sid = draw(st.sampled_from([*ghosts, f"n{counter[0]}"]))
             asserted.append(Node(sid, atoms=_atoms(draw, atoms)))
     if not (retract or asserted or supersede or add or remove):
         # Every drawn operation lacked a target: the engine refuses an empty change, so assert
@@ -279,10 +302,10 @@ def scenarios(
     nodes: list[tuple[Node, tuple[Just, ...]]] = []
     # "Another state?" before each one (as st.lists does) rather than a count drawn up front,
     # so the shrinker can delete a state from the middle of a counterexample.
-    while len(nodes) < max_nodes and (not nodes or _chance(draw, 85)):
+    while len(nodes) < max_nodes and (len(nodes) < MIN_NODES or _chance(draw, 85)):
         earlier = [n.id for n, _ in nodes]
         room = max_nodes - len(nodes)
-        if negation and earlier and room >= 2 and _chance(draw, 12):
+        if negation and earlier and room >= 2 and _chance(draw, 18):
             batch = _negative_ring(draw, len(nodes), earlier, room)
         else:
             batch = [_node_with_support(draw, f"s{len(nodes)}", earlier, negation, atoms)]

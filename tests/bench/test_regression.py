@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+import copy
 import importlib.util
+import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from stategraph.bench.cases import shipped_cases
-from stategraph.bench.regression import current_figures, recorded_figures, regressions
+from stategraph.bench.regression import (
+    DOWN,
+    GROUPS,
+    UP,
+    compare,
+    group_of,
+    main,
+    recorded_figures,
+    regressions,
+    write_baseline,
+)
+from stategraph.bench.similarity import is_dev
 
 from .tiny import make_case
 
@@ -16,18 +31,84 @@ if importlib.util.find_spec("stategraph.memory") is None:  # pragma: no cover
 
 
 def test_stategraph_does_not_regress_on_the_suite() -> None:
-    problems = regressions(current_figures(), recorded_figures())
+    """Every recorded figure (per system, group, track and metric), measured again on the
+    cases it was recorded on."""
+    problems = compare(recorded_figures())
     assert not problems, "; ".join(problems)
 
 
-def test_regressions_are_reported() -> None:
+def test_the_baseline_scores_held_out_cases_with_blind_ones_apart() -> None:
     rec = recorded_figures()
-    sg = rec["systems"]["stategraph"]
-    worse_f1 = {"stategraph": {**sg, "overall": {**sg["overall"], "f1": sg["overall"]["f1"] - 0.1}}}
-    assert any("stategraph overall f1" in p for p in regressions({"systems": worse_f1}, rec))
-    silent = {**sg["silent_by_track"], "text": sg["silent_by_track"]["text"] + 1}
-    worse_silent = {"stategraph": {**sg, "silent_by_track": silent}}
-    assert any("text silent" in p for p in regressions({"systems": worse_silent}, rec))
+    assert rec["version"] == 2
+    by_id = {c.id: c for c in shipped_cases()}
+    for groups in rec["systems"].values():
+        assert set(groups) == set(GROUPS)
+        for group, tracks in groups.items():
+            for track, cell in tracks.items():
+                assert set(UP) | set(DOWN) <= set(cell), (group, track)
+                for cid in cell["cases"]:
+                    case = by_id[cid]
+                    assert not is_dev(cid), f"{cid} is in the development split"
+                    assert (group_of(case), case.track) == (group, track), cid
+
+
+def _worse(rec: dict[str, Any], metric: str, by: float) -> dict[str, Any]:
+    """``rec`` with ``metric`` of stategraph's blind text cell moved by ``by``."""
+    out = copy.deepcopy(rec)
+    out["systems"]["stategraph"]["blind"]["text"][metric] += by
+    return out
+
+
+@pytest.mark.parametrize(
+    ("metric", "by"),
+    [("f1", -0.01), ("precision", -0.01), ("recall", -0.01), ("silent", 1), ("collateral", 1)],
+)
+def test_any_metric_of_any_cell_getting_worse_is_a_regression(metric: str, by: float) -> None:
+    rec = recorded_figures()
+    assert regressions(rec, rec) == []
+    problems = regressions(_worse(rec, metric, by), rec)
+    assert problems == [f"stategraph blind/text {metric}: " + problems[0].split(": ", 1)[1]]
+    better = regressions(_worse(rec, metric, -by), rec)
+    assert better == [], "a figure that got better is no regression"
+
+
+def test_recording_refuses_to_lower_a_figure_unless_forced_with_a_note(tmp_path: Path) -> None:
+    """The recording tool, on a tiny suite (two cases): a recorded figure above what the
+    engine gets is not overwritten; ``--force`` without a note is refused; with one, the
+    lowered figures and the note are kept in the file."""
+    cases = [make_case(id="tiny-zh-01"), make_case(id="tiny-en-02", tags=["blind"])]
+    assert not any(is_dev(c.id) for c in cases)
+    path = tmp_path / "baseline.json"
+    figs, worse = write_baseline(path, cases=cases)
+    assert worse == [] and recorded_figures(path) == figs
+    assert set(figs["systems"]["stategraph"]) == {"main", "blind"}
+    inflated = _inflate(figs)
+    path.write_text(json.dumps(inflated), encoding="utf-8")
+    _, worse = write_baseline(path, cases=cases)
+    f1 = inflated["systems"]["stategraph"]["main"]["declared"]["f1"]
+    assert worse == [
+        f"stategraph main/declared f1: 1.0 < {f1}",
+        "stategraph main/declared silent: 0 > -1",
+    ]
+    assert recorded_figures(path) == inflated, "a lower figure was recorded without --force"
+    with pytest.raises(ValueError, match="note"):
+        write_baseline(path, cases=cases, force=True)
+    with pytest.raises(SystemExit):  # the command line says so too, before running anything
+        main(["--write", "--force", "--baseline", str(path)])
+    _, worse = write_baseline(path, cases=cases, force=True, note="a test lowers it")
+    written = recorded_figures(path)
+    assert written["lowered"][0]["note"] == "a test lowers it"
+    assert written["lowered"][0]["figures"] == worse
+    assert written["systems"] == figs["systems"]
+    # a case gone from the suite is named, not silently dropped
+    assert any("tiny-en-02" in p for p in compare(written, cases[:1]))
+
+
+def _inflate(figs: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(figs)
+    cell = out["systems"]["stategraph"]["main"]["declared"]
+    cell["f1"], cell["silent"] = cell["f1"] + 0.5, cell["silent"] - 1
+    return out
 
 
 def test_engine_system_on_a_tiny_case() -> None:

@@ -19,6 +19,7 @@ from stategraph.testing.oracles.wfm import Model, Rule, well_founded_model
 from stategraph.testing.strategies import programs, scenarios
 
 from .oracles.datalog import datalog_least_model
+from .oracles.grounded_links import RULES_DIR, grounded_links
 
 TABLE: list[tuple[str, list[str], list[Rule], set[str], set[str]]] = [
     ("chain", ["f"], [("b", ["f"], []), ("p", ["b"], [])], {"f", "b", "p"}, set()),
@@ -154,3 +155,44 @@ def test_wfm_ignores_rule_and_fact_order(data: st.DataObject) -> None:
     assert well_founded_model(sorted(facts, reverse=True), shuffled) == well_founded_model(
         facts, rules
     )
+
+
+def _line(pack: str, rule: str) -> str:
+    """``pack:line`` of the rule whose text starts with ``rule`` in a shipped pack."""
+    text = (RULES_DIR / f"{pack}.lp").read_text(encoding="utf-8").splitlines()
+    (n,) = [i for i, line in enumerate(text, 1) if line.startswith(rule)]
+    return f"{pack}:{n}"
+
+
+def test_the_grounded_link_oracle_on_hand_cases() -> None:
+    """Oracle (e) on cases worked out by hand from the pack texts: a chain through an atom no
+    state carries, a default's blocker, a date tied through ``next_date`` (a year-less one
+    too), and a hard negative that links to nothing."""
+    states = [
+        ("m1", False, ['moves(user,shanghai,shenzhen,"2026-12")']),
+        ("m2", True, ["commute_city(user,shenzhen)"]),
+        ("m3", False, ["lives_in(user,shanghai)"]),
+        ("m4", True, ["home_city(user,shanghai)"]),
+        ("m5", True, ["prefers_cuisine(user,cantonese)"]),
+        ("t1", False, ['trip(user,tokyo,"2026-05-10")']),
+        ("t2", False, ['trip(user,osaka,"2026-06-20")']),
+        ("c1", True, ['check_in(user,"2026-05-09")']),
+        ("c2", True, ['check_in(user,"--06-19")']),
+    ]
+    found = grounded_links(states, ["relocation", "scheduling"])
+    check_in = _line("scheduling", "check_in(P,D) :- trip(P,_,E), next_date(")
+    assert found.links == {
+        (("m2", ("m1",), ()), tuple(sorted([
+            _line("relocation", "home_city(P,C2) :- moves("),
+            _line("relocation", "commute_city(P,C) :- home_city("),
+        ]))),
+        (("m4", ("m3",), ("m1",)), (_line("relocation", "home_city(P,C) :- lives_in("),)),
+        (("c1", ("t1",), ()), (check_in,)),
+        (("c2", ("t2",), ()), (check_in,)),
+    }  # fmt: skip
+    assert found.capped == frozenset()
+    # a state carrying an atom stands for it: commute_city now rests on m6, not on m1
+    more = grounded_links([*states, ("m6", False, ["home_city(user,shenzhen)"])], ["relocation"])
+    commute = _line("relocation", "commute_city(P,C) :- home_city(")
+    assert {k for k, _ in more.links if k[0] == "m2"} == {("m2", ("m6",), ())}
+    assert (("m2", ("m6",), ()), (commute,)) in more.links

@@ -4,8 +4,14 @@ Run as a script (``python store_worker.py OP STORE [ARGS]``); the tests import i
 workload builders, so that the store a test prepares and the work a worker does agree.
 
 Operations:
-    revise STORE / supersede STORE / bulk_load STORE: one operation on the base store, with
-        ``ready`` printed once the store is open and ``done <seconds>`` after it returns.
+    revise STORE / supersede STORE / bulk_load STORE [--pause WHERE] [--load N]: one
+        operation on the base store, with ``ready`` printed once the store is open and
+        ``done <seconds>`` after it returns. With ``--pause first-write``, ``log`` or
+        ``commit``, the process prints ``paused <statement>`` just before its write
+        transaction runs its first write, appends the log entry, or commits, and waits there
+        (for a line on stdin, or to be killed): the kill -9 tests kill it at that very point,
+        before the commit, without timing anything. ``--load``: the states a bulk load
+        writes (default :data:`LOAD_SIZE`).
     writer STORE PREFIX N: N small revisions (add a fact, a belief on it, retract every third
         fact), then ``done``.
     reader STORE STOPFILE: read the whole store and verify its log until STOPFILE exists, then
@@ -22,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from stategraph import Memory
+from stategraph.store import SQLiteStore
 
 HUB = "hub"
 FACTS = 50
@@ -73,8 +80,44 @@ def write_import(path: Path, n: int) -> None:
 LOAD_SIZE = 15_000
 
 
-def _one_operation(op: str, store: str) -> None:
+PAUSES = ("first-write", "log", "commit")
+"""Where ``--pause`` stops an operation's write transaction: before its first write, before
+the log entry is appended (every other row written), or before its ``COMMIT`` (after the log
+entry)."""
+
+
+def _pause_before(mem: Memory, where: str) -> None:
+    """Stop at ``where`` (:data:`PAUSES`) in the first write transaction, through the
+    connection's trace callback (called as a statement starts, before SQLite runs it)."""
+    seen: set[str] = set()
+
+    def trace(statement: str) -> None:
+        word = statement.split(None, 1)[0].upper() if statement.strip() else ""
+        if word == "BEGIN":
+            seen.add("begun")
+        if "begun" not in seen or "paused" in seen:
+            return
+        log = statement.startswith("INSERT INTO revisions ")
+        if log:
+            seen.add("logged")
+        if (
+            (where == "first-write" and word in ("INSERT", "UPDATE", "DELETE", "REPLACE"))
+            or (where == "log" and log)
+            or (where == "commit" and word == "COMMIT" and "logged" in seen)
+        ):
+            seen.add("paused")
+            print(f"paused {statement.split(None, 3)[:3]}", flush=True)
+            sys.stdin.readline()
+
+    store = mem.store
+    assert isinstance(store, SQLiteStore)
+    store.conn.set_trace_callback(trace)
+
+
+def _one_operation(op: str, store: str, pause: str | None = None, load: int = LOAD_SIZE) -> None:
     with Memory.open(store) as mem:
+        if pause is not None:
+            _pause_before(mem, pause)
         print("ready", flush=True)
         started = time.perf_counter()
         if op == "revise":
@@ -82,7 +125,7 @@ def _one_operation(op: str, store: str) -> None:
         elif op == "supersede":
             mem.supersede(HUB, {"id": "hub2", "text": "the hub, restated"})
         elif op == "bulk_load":
-            mem.bulk_load(load_states(LOAD_SIZE), load_justifications(LOAD_SIZE))
+            mem.bulk_load(load_states(load), load_justifications(load))
         else:
             raise SystemExit(f"unknown operation {op!r}")
         print(f"done {time.perf_counter() - started:.3f}", flush=True)
@@ -118,7 +161,9 @@ def main(argv: list[str]) -> None:
     elif op == "reader":
         _reader(store, rest[0])
     else:
-        _one_operation(op, store)
+        options = dict(zip(rest[::2], rest[1::2], strict=True))
+        load = int(options.get("--load", LOAD_SIZE))
+        _one_operation(op, store, options.get("--pause"), load)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,12 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from stategraph import Memory
-from stategraph.errors import InputFileError, InputLimitError, StategraphError
+from stategraph.errors import (
+    InputFileError,
+    InputLimitError,
+    InvalidInputError,
+    StategraphError,
+)
 from stategraph.loaders import CASE, CHANGE, IMPORT, Limits, load_change, parse_json, parse_yaml
 
 YAML_PIECES = (
@@ -184,11 +189,39 @@ def test_a_loaded_change_through_the_public_api(tmp_path: Path, change: dict[str
         assert mem.verify_log() == 4
 
 
-@pytest.mark.parametrize("atom", ["0", '"x"', "\x80"])
-def test_a_state_with_a_malformed_atom_is_refused_cleanly(atom: str) -> None:
-    mem = Memory()
-    try:
-        mem.belief("b", "x", atoms=[atom])
-    except StategraphError:
-        return
-    assert mem.truth("b") is not None
+MALFORMED_ATOMS = {
+    "0": "is a number",
+    '"x"': "is a string",
+    "(a,b)": "is a tuple",
+    "\x80": "does not parse",
+    "p(上海)": "does not parse",
+    "p(X)": "does not parse",
+    "p(a) :- q(a)": "does not parse",
+    "#inf": "is #inf",
+}
+
+
+@pytest.mark.parametrize("rules", [None, ["relocation"]], ids=["no packs", "packs"])
+@pytest.mark.parametrize("atom", sorted(MALFORMED_ATOMS))
+def test_a_state_with_a_malformed_atom_is_refused_cleanly(
+    atom: str, rules: list[str] | None
+) -> None:
+    """A malformed atom is refused where it enters, with or without rule packs, naming the
+    atom, and nothing is written. (Before, without packs, all of them were stored; with
+    packs, an atom such as ``0`` reached the term index.)"""
+    mem = Memory(rules=rules, candidates=None) if rules else Memory()
+    mem.fact("f", "a fact")
+    writes = {
+        "add": lambda: mem.belief("b", "x", atoms=[atom]),
+        "assert": lambda: mem.revise({"assert": [{"id": "b", "kind": "fact", "atoms": [atom]}]}),
+        "supersede": lambda: mem.supersede("f", {"id": "g", "atoms": ["lives_in(u,x)", atom]}),
+        "bulk load": lambda: mem.bulk_load([{"id": "b", "kind": "fact", "atoms": [atom]}], []),
+    }
+    for what, write in writes.items():
+        with pytest.raises(InvalidInputError) as err:
+            write()
+        message = str(err.value)
+        assert "atoms" in message and repr(atom) in message, (what, message)
+        assert MALFORMED_ATOMS[atom] in message, (what, message)
+    assert {s.id for s in mem.states()} == {"f"} and mem.is_active("f")
+    assert mem.verify_log() == 1

@@ -1,4 +1,5 @@
-"""The service's load test, short (opt-in: ``python -m pytest -m slow tests/reliability``).
+"""The service's load test: a short run in every test run, a longer one opt-in
+(``python -m pytest -m slow tests/reliability``).
 
 Two uvicorn workers on loopback, writers across ten tenants and on one hot tenant, one worker
 killed with SIGKILL part-way: every acknowledged revision must be in its tenant's store once,
@@ -32,3 +33,17 @@ def test_a_short_load_run_loses_duplicates_and_interleaves_nothing(backend: str)
         "chain_failures": 0,
         "errors": 0,
     }
+
+
+def test_a_worker_killed_under_load_loses_nothing_in_ci() -> None:
+    """The same run cut to what CI can afford (two workers, two tenants and the hot one, a
+    few seconds of writes on SQLite), with the kill: it still must lose, duplicate and
+    interleave nothing, and uvicorn must start a new worker. Before, only the ``slow`` run
+    killed a worker, and CI never did."""
+    config = LoadConfig(workers=2, tenants=2, writers=2, hot_writers=2, seconds=3.0)
+    result = run(config)
+    summary = result.summary()
+    print(summary)
+    assert result.killed and result.restarted, summary
+    assert result.acknowledged > result.warm_up
+    assert all(n == 0 for n in summary["anomalies"].values()), summary["anomalies"]

@@ -74,20 +74,52 @@ def test_a_write_past_the_busy_timeout_says_busy_and_writes_nothing(store_path: 
     mem.close()
 
 
+def _in_a_busy_wait(thread_id: int) -> bool:
+    """True while the thread sleeps in the kernel: SQLite's busy handler waits between its
+    tries for a lock with ``nanosleep`` (the writer's thread does nothing else that sleeps)."""
+    wchan = Path(f"/proc/self/task/{thread_id}/wchan")
+    return "nanosleep" in wchan.read_text(encoding="ascii", errors="replace")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc (Linux)")
 def test_a_write_waits_for_a_lock_let_go_within_the_timeout(store_path: Path) -> None:
-    """The default timeout is long: a writer waits its turn rather than failing."""
+    """The default timeout is long: a writer waits its turn rather than failing.
+
+    The lock is let go only once the writer has begun the statement that takes it (its
+    ``BEGIN IMMEDIATE``, seen through the connection's trace callback) and is sleeping in
+    SQLite's busy handler between two tries; a writer that gives up at once (a busy timeout
+    of 0) has failed by then. Before, the lock was let go right after the writer thread
+    started, so the writer never had to wait and a busy timeout of 0 passed too.
+    """
     outcome: list[object] = []
+    begun = threading.Event()
+    thread_id: list[int] = []
+
+    def notice(statement: str) -> None:
+        if statement.startswith("BEGIN IMMEDIATE"):
+            begun.set()
 
     def write() -> None:
+        thread_id.append(threading.get_native_id())
         try:
             with Memory.open(store_path) as mem:
+                store = mem.store
+                assert isinstance(store, SQLiteStore)
+                store.conn.set_trace_callback(notice)
                 outcome.append(mem.fact("late").changed[0].id)
         except Exception as exc:  # reported below, on the test's thread
             outcome.append(exc)
+        finally:
+            begun.set()  # never leave the test waiting, whatever went wrong
 
+    pause = threading.Event()  # never set: its wait() is a short pause between looks
     with holding_lock(store_path):
         writer = threading.Thread(target=write)
         writer.start()
+        assert begun.wait(timeout=60), "the writer never began its write"
+        while not outcome and not _in_a_busy_wait(thread_id[0]):
+            pause.wait(0.001)
+        assert outcome == [], f"the writer did not wait for the lock: {outcome}"
     writer.join(timeout=60)
     assert outcome == ["late"]
 

@@ -1,0 +1,435 @@
+"""Oracle (e): the rule links a memory must hold, read from clingo's own ground program.
+
+Linking (``stategraph/linking.py``, ``topdown.py``, ``grounding/packs.py``) turns rule
+firings into ``rule`` justifications: a derived state is justified by the states that carry
+the atoms its own atoms are derived from. ``link_from_scratch`` is what the incremental
+linker is held to, but it shares its expander, its atom parser and its firings with it, so
+a mistake in those would be made twice and never seen. This oracle shares no code with
+linking. It reads the pack files as text, grounds them with clingo over every state's atoms
+at once, and reads the rule instances back from the ground program clingo hands a
+:class:`clingo.Observer` (never from a model, never through the packs' own rewriting):
+
+- every input atom (an atom some state carries) is a *choice* (``{a}.``), so the grounder
+  keeps it in the bodies of the rule instances it feeds; the packs' static facts and the
+  builtins (``mentioned/1``, ``next_date/4``, computed here from the inputs) are facts, so
+  they drop out of bodies, as pack knowledge must;
+- each pack rule gets one extra body literal, a choice atom naming it (``pack:line``), so
+  that each ground instance says which rule it came from, and no rule's head becomes a fact;
+- a ground rule's positive body (minus the rule's name, minus pack knowledge: facts and what
+  follows from them alone without ``not``) is its premises, its negative body its blockers.
+
+The justifications then follow the contract of ``docs/rules.md`` and ``linking.py``'s
+docstring, written out again here: an atom some state carries stands for itself (its
+carriers); any other atom is derived through every rule instance with it as head (a product
+over the instance's premises); a blocker atom is blocked by every state in any derivation of
+it; a derived state's justifications are the products over its own atoms' derivations, none
+through the state itself, one per distinct (premises, ``unless``), with the union of the
+rules used. Derivations are not capped here: a head whose derivations reach linking's cap
+(``max_alternatives``) is reported as such, for the caller to compare as a subset.
+"""
+
+from __future__ import annotations
+
+import datetime
+import itertools
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import clingo
+from clingo import ast
+
+from stategraph import Memory
+from stategraph.model import Origin
+
+RULES_DIR = Path(__file__).resolve().parents[3] / "rules" / "packs"
+"""The shipped packs, read as files (the package's loader is linking's, not ours)."""
+
+MARK = "sg_oracle_rule"
+"""The predicate of the body literal that names a rule instance's rule."""
+
+CAP = 64
+"""Linking's default ``max_alternatives``."""
+
+Key = tuple[str, tuple[str, ...], tuple[str, ...]]
+"""A justification's identity: head, premises, ``unless``."""
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One ground rule instance, as clingo grounded it."""
+
+    rule: str
+    head: clingo.Symbol
+    positive: tuple[clingo.Symbol, ...]
+    negative: tuple[clingo.Symbol, ...]
+    negated: bool
+    """The pack rule has a ``not`` (the grounder drops one over an atom nothing derives)."""
+
+
+@dataclass
+class _Observer:
+    """Keeps the normal rules clingo's grounder outputs (choices and facts apart)."""
+
+    rules: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
+    facts: set[int] = field(default_factory=set)
+
+    def rule(self, choice: bool, head: Sequence[int], body: Sequence[int]) -> None:
+        if choice:
+            return
+        (atom,) = head
+        if body:
+            self.rules.append((atom, tuple(body)))
+        else:
+            self.facts.add(atom)
+
+
+def _pack_program(names: Sequence[str]) -> tuple[list[ast.AST], dict[int, tuple[str, bool]]]:
+    """Every pack's statements, each rule with a body given its naming literal; for each
+    naming number, the rule's ``pack:line`` and whether its text has a ``not``."""
+    statements: list[ast.AST] = []
+    names_of: dict[int, tuple[str, bool]] = {}
+    for name in names:
+        path = Path(name) if name.endswith(".lp") else RULES_DIR / f"{name}.lp"
+        pack = path.stem
+        parsed: list[ast.AST] = []
+        ast.parse_string(path.read_text(encoding="utf-8"), parsed.append)
+        for stm in parsed:
+            if stm.ast_type == ast.ASTType.Rule and stm.body:
+                n = len(names_of)
+                negated = any(
+                    getattr(b, "sign", ast.Sign.NoSign) != ast.Sign.NoSign for b in stm.body
+                )
+                names_of[n] = (f"{pack}:{stm.location.begin.line}", negated)
+                loc = stm.location
+                mark = ast.SymbolicAtom(
+                    ast.Function(loc, MARK, [ast.SymbolicTerm(loc, clingo.Number(n))], 0)
+                )
+                stm = stm.update(body=[*stm.body, ast.Literal(loc, ast.Sign.NoSign, mark)])
+            statements.append(stm)
+    return statements, names_of
+
+
+def ground(
+    inputs: Iterable[clingo.Symbol], packs: Sequence[str]
+) -> tuple[list[Instance], set[clingo.Symbol]]:
+    """The packs' rule instances over ``inputs``, and pack knowledge (static atoms).
+
+    Args:
+        inputs: every atom the states carry.
+        packs: pack names (``relocation``) or paths of ``.lp`` files.
+    """
+    inputs = set(inputs)
+    statements, names_of = _pack_program(packs)
+    observer = _Observer()
+    ctl = clingo.Control(["--warn=none"])
+    ctl.register_observer(observer)  # type: ignore[arg-type]
+    with ast.ProgramBuilder(ctl) as builder:
+        for stm in statements:
+            builder.add(stm)
+    with ctl.backend() as backend:
+        for sym in sorted(inputs):
+            backend.add_rule([backend.add_atom(sym)], choice=True)
+        for sym in sorted(builtins(inputs)):
+            backend.add_rule([backend.add_atom(sym)])
+        for n in names_of:
+            backend.add_rule(
+                [backend.add_atom(clingo.Function(MARK, [clingo.Number(n)]))], choice=True
+            )
+    ctl.ground([("base", [])])
+    symbol = {sa.literal: sa.symbol for sa in ctl.symbolic_atoms}
+    # The grounder introduces atoms of its own (projecting ``_`` out of a body atom, say):
+    # a body literal over one stands for any of the bodies that define it.
+    hidden: dict[int, list[tuple[int, ...]]] = {}
+    for head, body in observer.rules:
+        if head not in symbol:
+            hidden.setdefault(head, []).append(body)
+    instances: list[Instance] = []
+    for head, shown in observer.rules:
+        if head not in symbol:
+            continue
+        for body in _unfold(shown, hidden):
+            instances.append(_instance(symbol, names_of, head, body))
+    facts = {symbol[a] for a in observer.facts if a in symbol}
+    return instances, _static(instances, facts - inputs, inputs)
+
+
+def _unfold(
+    body: tuple[int, ...], hidden: Mapping[int, list[tuple[int, ...]]]
+) -> list[tuple[int, ...]]:
+    """``body`` with each literal over a grounder's atom replaced by one of its bodies."""
+    options: list[list[tuple[int, ...]]] = []
+    for b in body:
+        if b in hidden:
+            options.append([x for alt in hidden[b] for x in _unfold(alt, hidden)])
+        else:
+            assert -b not in hidden, "a grounder's atom under not"
+            options.append([(b,)])
+    return [tuple(x for part in combo for x in part) for combo in itertools.product(*options)]
+
+
+def _instance(
+    symbol: Mapping[int, clingo.Symbol],
+    names_of: Mapping[int, tuple[str, bool]],
+    head: int,
+    body: tuple[int, ...],
+) -> Instance:
+    marks = [symbol[b] for b in body if b > 0 and symbol[b].name == MARK]
+    assert len(marks) == 1, f"a ground rule of {symbol[head]} names {len(marks)} pack rules"
+    rule, negated = names_of[marks[0].arguments[0].number]
+    positive = tuple(symbol[b] for b in body if b > 0 and symbol[b].name != MARK)
+    negative = tuple(symbol[-b] for b in body if b < 0)
+    return Instance(rule, symbol[head], positive, negative, negated)
+
+
+def _static(
+    instances: list[Instance], facts: set[clingo.Symbol], inputs: set[clingo.Symbol]
+) -> set[clingo.Symbol]:
+    """Pack knowledge: the facts (no input among them), and what rule instances without
+    ``not`` derive from them alone (an input is never pack knowledge)."""
+    static = set(facts)
+    grew = True
+    while grew:
+        grew = False
+        for i in instances:
+            if (
+                i.head not in static
+                and i.head not in inputs
+                and not i.negated
+                and all(p in static for p in i.positive)
+            ):
+                static.add(i.head)
+                grew = True
+    return static
+
+
+# ---- builtins: mentioned/1 and next_date/4, from their documentation ----------------------
+
+_FULL = re.compile(r"(\d{4})-(\d{2})(?:-(\d{2}))?")
+_NO_YEAR = re.compile(r"--(\d{2})(?:-(\d{2}))?")
+HORIZON = 400
+
+
+def _date(text: str) -> tuple[int | None, int, int] | None:
+    """(year or None, month, day or 0) of ``2026-12-05``, ``2026-12``, ``--12-05``, ``--12``."""
+    m = _FULL.fullmatch(text)
+    if m:
+        year, month, day = int(m[1]), int(m[2]), int(m[3] or 0)
+    elif m := _NO_YEAR.fullmatch(text):
+        year, month, day = None, int(m[1]), int(m[2] or 0)
+    else:
+        return None
+    try:
+        datetime.date(2024 if year is None else year, month, day or 1)  # 2024: has 02-29
+    except ValueError:
+        return None
+    return year, month, day
+
+
+def _days(a: tuple[int, int, int], b: tuple[int, int, int]) -> int | None:
+    """Days from ``a`` to ``b`` (both with years), 30 a month when either is a month."""
+    if a[2] and b[2]:
+        try:
+            return (datetime.date(*b) - datetime.date(*a)).days
+        except ValueError:  # 02-29 in a common year
+            return None
+    return 30 * ((b[0] - a[0]) * 12 + b[1] - a[1])
+
+
+def _days_until(start: tuple[int | None, int, int], end: tuple[int | None, int, int]) -> int | None:
+    """Days from ``start`` on to ``end``, or None when ``end`` comes first. A year-less date
+    is placed in the other's year, or the year after (the one before, for a year-less start)
+    when that puts the event on or after the start."""
+    if start[0] is not None and end[0] is not None:
+        placings = [(start[0], end[0])]
+    elif start[0] is not None:
+        placings = [(start[0], start[0]), (start[0], start[0] + 1)]
+    else:
+        base = end[0] if end[0] is not None else 2000
+        placings = [(base, base), (base - 1, base)]
+    for ys, ye in placings:
+        d = _days((ys, start[1], start[2]), (ye, end[1], end[2]))
+        if d is not None and d >= 0:
+            return d
+    return None
+
+
+def builtins(inputs: Iterable[clingo.Symbol]) -> set[clingo.Symbol]:
+    """``mentioned(A)`` for every input; ``next_date(D,F,E,N)``: for every date string ``D``
+    an input carries and every predicate ``F`` whose inputs carry dates, ``E`` the first of
+    those on or after ``D`` (ties: the smaller string) and ``N`` the days to it, within
+    :data:`HORIZON` days."""
+    out: set[clingo.Symbol] = set()
+    dates: set[str] = set()
+    events: dict[str, set[str]] = {}
+    for atom in inputs:
+        out.add(clingo.Function("mentioned", [atom]))
+        for arg in atom.arguments:
+            if arg.type is clingo.SymbolType.String and _date(arg.string) is not None:
+                dates.add(arg.string)
+                events.setdefault(atom.name, set()).add(arg.string)
+    for pred, ends in events.items():
+        for d in dates:
+            start = _date(d)
+            assert start is not None
+            best = min(
+                ((n, e) for e in ends if (n := _days_until(start, _date(e) or start)) is not None),
+                default=None,
+            )
+            if best is not None and best[0] <= HORIZON:  # dates and names need no quoting
+                out.add(clingo.parse_term(f'next_date("{d}",{pred},"{best[1]}",{best[0]})'))
+    return out
+
+
+# ---- reading the instances back as justifications ----------------------------------------
+
+
+@dataclass(frozen=True)
+class _Der:
+    premises: frozenset[str]
+    unless: frozenset[str]
+    rules: frozenset[str]
+
+
+def _join(parts: Iterable[_Der]) -> _Der:
+    p: set[str] = set()
+    u: set[str] = set()
+    r: set[str] = set()
+    for d in parts:
+        p |= d.premises
+        u |= d.unless
+        r |= d.rules
+    return _Der(frozenset(p), frozenset(u), frozenset(r))
+
+
+def _merged(ders: Iterable[_Der]) -> list[_Der]:
+    """One derivation per (premises, unless), with the rules of all of them."""
+    out: dict[tuple[frozenset[str], frozenset[str]], set[str]] = {}
+    for d in ders:
+        out.setdefault((d.premises, d.unless), set()).update(d.rules)
+    return [_Der(p, u, frozenset(r)) for (p, u), r in out.items()]
+
+
+class _Reader:
+    def __init__(
+        self,
+        instances: list[Instance],
+        static: set[clingo.Symbol],
+        carriers: Mapping[clingo.Symbol, Sequence[str]],
+    ) -> None:
+        self.by_head: dict[clingo.Symbol, list[Instance]] = {}
+        for i in instances:
+            if i.head in static or any(n in static for n in i.negative):
+                continue  # pack knowledge, or blocked by it
+            pos = tuple(p for p in i.positive if p not in static)
+            kept = Instance(i.rule, i.head, pos, i.negative, i.negated)
+            self.by_head.setdefault(i.head, []).append(kept)
+        self.carriers = carriers
+        self.capped = False
+        self._through: dict[clingo.Symbol, list[_Der]] = {}
+        self._busy: set[clingo.Symbol] = set()
+
+    def expand(self, atom: clingo.Symbol) -> list[_Der]:
+        """An atom as a premise: its carriers if some state carries it, else derived."""
+        carried = self.carriers.get(atom)
+        if carried:
+            return [_Der(frozenset((s,)), frozenset(), frozenset()) for s in carried]
+        return self.through(atom)
+
+    def through(self, atom: clingo.Symbol) -> list[_Der]:
+        """Every derivation of ``atom`` through the rule instances with it as head."""
+        if atom in self._through:
+            return self._through[atom]
+        assert atom not in self._busy, f"the packs are recursive through {atom}"
+        self._busy.add(atom)
+        found: list[_Der] = []
+        for i in self.by_head.get(atom, []):
+            blockers = frozenset(s for n in i.negative for d in self.expand(n) for s in d.premises)
+            own = _Der(frozenset(), blockers, frozenset((i.rule,)))
+            for combo in itertools.product(*(self.expand(p) for p in i.positive)):
+                found.append(_join((own, *combo)))
+        self._busy.discard(atom)
+        merged = _merged(found)
+        self.capped |= len(merged) >= CAP
+        self._through[atom] = merged
+        return merged
+
+
+@dataclass(frozen=True)
+class Linked:
+    """What the oracle says: each justification (identity and rules), and the heads whose
+    derivations reach linking's cap somewhere (compare those as a subset)."""
+
+    links: frozenset[tuple[Key, tuple[str, ...]]]
+    capped: frozenset[str]
+
+
+def grounded_links(
+    states: Iterable[tuple[str, bool, Sequence[str]]], packs: Sequence[str]
+) -> Linked:
+    """The rule justifications the packs give these states.
+
+    Args:
+        states: ``(id, derived, atoms)`` for every state (retracted and superseded ones too:
+            linking reads them all).
+        packs: pack names or ``.lp`` paths.
+    """
+    with_atoms = [
+        (sid, derived, [clingo.parse_term(a) for a in atoms])
+        for sid, derived, atoms in states
+        if atoms
+    ]
+    carriers: dict[clingo.Symbol, list[str]] = {}
+    for sid, _, syms in sorted(with_atoms, key=lambda t: t[0]):
+        for sym in syms:
+            carriers.setdefault(sym, []).append(sid)
+    if not packs or not carriers:
+        return Linked(frozenset(), frozenset())
+    instances, static = ground(carriers, packs)
+    reader = _Reader(instances, static, carriers)
+    links: set[tuple[Key, tuple[str, ...]]] = set()
+    capped: set[str] = set()
+    for sid, derived, syms in with_atoms:
+        if not derived:
+            continue
+        per_atom = [reader.through(a) for a in syms]
+        ders = [
+            d
+            for d in (_join(c) for c in itertools.product(*per_atom))
+            if sid not in d.premises and sid not in d.unless
+        ]
+        merged = _merged(ders)
+        if reader.capped or len(merged) >= CAP:
+            capped.add(sid)
+        for d in merged:
+            key = (sid, tuple(sorted(d.premises)), tuple(sorted(d.unless)))
+            links.add((key, tuple(sorted(d.rules))))
+    return Linked(frozenset(links), frozenset(capped))
+
+
+def assert_links_match_grounding(memory: Memory, where: str = "") -> None:
+    """The rule justifications ``memory`` holds are :func:`grounded_links`' for its states.
+
+    A link with the premises of a justification the writer declared, or a judge or reviewer
+    recorded, is held as that one (one justification per identity), so such keys are left
+    out of the comparison, as in ``assert_links_from_scratch``.
+
+    Raises:
+        AssertionError: listing the links only one side has.
+    """
+    held = memory.justifications()
+    mine = {(j.key, j.rules) for j in held if j.origin is Origin.rule}
+    other = {j.key for j in held if j.origin in (Origin.declared, Origin.judge, Origin.review)}
+    states = [(s.id, not memory.policy.is_exogenous(s), s.atoms) for s in memory.states()]
+    oracle = grounded_links(states, memory.rules)
+    theirs = {(key, rules) for key, rules in oracle.links if key not in other}
+    at = f" {where}" if where else ""
+    exact_mine = {x for x in mine if x[0][0] not in oracle.capped}
+    exact_theirs = {x for x in theirs if x[0][0] not in oracle.capped}
+    assert exact_mine == exact_theirs, (
+        f"rule links{at} differ from clingo's ground program; engine only "
+        f"{sorted(exact_mine - exact_theirs)}, grounding only {sorted(exact_theirs - exact_mine)}"
+    )
+    over = {k for k, _ in mine if k[0] in oracle.capped} - {k for k, _ in theirs}
+    assert not over, f"rule links{at} that clingo's ground program does not give: {sorted(over)}"
