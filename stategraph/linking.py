@@ -34,6 +34,7 @@ over a state's atoms, which is what would otherwise grow without limit).
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,20 +45,25 @@ import clingo
 
 from stategraph.errors import InvalidInputError
 from stategraph.grounding.packs import Firing
-from stategraph.model import EdgeCheck, Justification, Origin, State
+from stategraph.model import EdgeCheck, Justification, Origin, State, trusted
 
 if TYPE_CHECKING:
     from stategraph.atom_index import LinkIndex, StoreInputs
     from stategraph.policy import Policy
+    from stategraph.topdown import Inputs, PackProgram
 
 __all__ = [
     "Derivation",
+    "Evaluation",
     "Expander",
+    "Group",
     "IncrementalLinker",
     "Links",
     "RuleLinker",
+    "delta",
     "link_from_scratch",
     "parse_atom",
+    "rule_justification",
 ]
 
 
@@ -319,25 +325,52 @@ class IncrementalLinker:
     def affected(
         self, index: LinkIndex, inputs: StoreInputs, new: Iterable[clingo.Symbol]
     ) -> set[str]:
-        """The stored memories whose derivations the new atoms may change."""
+        """The stored groups (:func:`~stategraph.atom_index.group_key`) whose derivations
+        the new atoms may change."""
         from stategraph.topdown import pattern_keys
 
         keys = {k for atom in set(new) for k in pattern_keys(atom)}
         keys.update(inputs.changed_next_dates())
         return index.watchers(keys)
 
-    def link(
-        self, inputs: StoreInputs, heads: Mapping[str, Sequence[clingo.Symbol]]
-    ) -> tuple[Links, dict[str, frozenset[str]]]:
-        """The derivations of these memories (by their atoms, in order), and for each the
-        lookup keys its linking evaluated (what to watch)."""
+    def evaluation(self, inputs: Inputs) -> Evaluation:
+        """A linking pass over these inputs (memoized throughout)."""
+        return Evaluation(self.program, inputs, self.max_alternatives)
+
+    def link(self, inputs: Inputs, heads: Mapping[str, Sequence[clingo.Symbol]]) -> Links:
+        """The derivations of these memories (by their atoms, in order)."""
+        ev = self.evaluation(inputs)
+        links = Links()
+        for head in sorted(heads):
+            found = ev.head(head, heads[head])
+            if found:
+                links.derivations[head] = found
+        return links
+
+
+class Evaluation:
+    """One linking pass over one set of inputs: the derivations of memories, by their atoms.
+
+    Memories with the same atoms have the same derivations, except where a derivation cites
+    the memory itself (it supports nothing and is skipped, and the next one takes its place
+    under the cap): so the derivations of a *group* of memories (:meth:`group`) are computed
+    once, with the lookup keys they evaluated (what the group watches), and a memory's own
+    (:meth:`head`) are the group's unless the group's cite it. One expander serves every
+    memory: memories that share atoms (fifty reminders of one dose) share their expansions.
+
+    Args:
+        program: the compiled packs.
+        inputs: the input atoms.
+        max_alternatives: as for :class:`RuleLinker`.
+    """
+
+    def __init__(self, program: PackProgram, inputs: Inputs, max_alternatives: int) -> None:
         from stategraph.topdown import Goals, pattern_keys
 
-        goals = Goals(self.program, inputs)
+        self.goals = goals = Goals(program, inputs)
+        carried: dict[clingo.Symbol, Sequence[str]] = {}
 
-        carried: dict[clingo.Symbol, list[str]] = {}
-
-        def carriers(atom: clingo.Symbol) -> list[str]:
+        def carriers(atom: clingo.Symbol) -> Sequence[str]:
             goals.note(pattern_keys(atom)[-1])
             found = carried.get(atom)
             if found is None:
@@ -347,18 +380,78 @@ class IncrementalLinker:
         def memo(atom: clingo.Symbol, compute: Callable[[], list[Derivation]]) -> list[Derivation]:
             return goals.cached("derivations", atom, compute)
 
-        # One expander for every head: memories that share atoms (fifty reminders of one
-        # dose) share their expansions, each still watching every key its own would read.
-        expander = Expander(goals.firings, carriers, self.max_alternatives, memo)
-        links = Links()
-        watches: dict[str, frozenset[str]] = {}
-        for head in sorted(heads):
-            with goals.watch() as keys:
-                found = expander.derivations(head, heads[head])
-            watches[head] = frozenset(keys)
-            if found:
-                links.derivations[head] = found
-        return links, watches
+        self.expander = Expander(goals.firings, carriers, max_alternatives, memo)
+        self._groups: dict[tuple[clingo.Symbol, ...], Group] = {}
+
+    def group(self, atoms: Sequence[clingo.Symbol]) -> Group:
+        """The derivations of a memory with these atoms citing none of the states in them."""
+        key = tuple(atoms)
+        found = self._groups.get(key)
+        if found is None:
+            with self.goals.watch() as keys:
+                ders = self.expander.derivations("", atoms)
+            found = self._groups[key] = Group(ders, frozenset(keys))
+        return found
+
+    def head(self, head: str, atoms: Sequence[clingo.Symbol]) -> list[Derivation]:
+        """Every derivation of ``head``'s atoms, none through ``head`` itself."""
+        group = self.group(atoms)
+        if head in group.states:
+            return self.expander.derivations(head, atoms)
+        return group.derivations
+
+
+@dataclass(frozen=True)
+class Group:
+    """The derivations of a group of memories (see :class:`Evaluation`).
+
+    Attributes:
+        derivations: every derivation of the group's atoms, in the expander's order.
+        keys: the lookup keys evaluating them read (what the group watches).
+    """
+
+    derivations: list[Derivation]
+    keys: frozenset[str]
+
+    @functools.cached_property
+    def states(self) -> frozenset[str]:
+        """Every state a derivation cites: a member among them has derivations of its own."""
+        return frozenset(s for d in self.derivations for s in (*d.premises, *d.unless))
+
+    @functools.cached_property
+    def by_key(self) -> dict[tuple[frozenset[str], frozenset[str]], Derivation]:
+        """The derivations by their premises and blockers (a justification's identity)."""
+        return {(d.premises, d.unless): d for d in self.derivations}
+
+
+def delta(
+    old: Sequence[Derivation], new: Sequence[Derivation]
+) -> tuple[list[Derivation], list[Derivation]]:
+    """What changes from one derivation list to the other: those added (or whose rules
+    changed), and those dropped."""
+    before = {(d.premises, d.unless): d for d in old}
+    after = {(d.premises, d.unless): d for d in new}
+    added = [d for k, d in after.items() if k not in before or before[k].rules != d.rules]
+    dropped = [d for k, d in before.items() if k not in after]
+    return added, dropped
+
+
+def rule_justification(head: str, d: Derivation) -> Justification:
+    """The ``rule`` justification of a derivation (built, not validated: the ids come from
+    the store and the change, both validated already)."""
+    return trusted(
+        Justification,
+        {
+            "head": head,
+            "premises": tuple(sorted(d.premises)),
+            "unless": tuple(sorted(d.unless)),
+            "origin": Origin.rule,
+            "checked": {},
+            "notes": {},
+            "rules": d.rules,
+            "proposed": {},
+        },
+    )
 
 
 def link_from_scratch(

@@ -222,6 +222,10 @@ class Store(Protocol):
         """Which of these justification identities are stored."""
         ...
 
+    def justifications_by_key(self, keys: Iterable[JustKey]) -> dict[JustKey, Justification]:
+        """The stored justifications with these identities (a head's others are not read)."""
+        ...
+
     def citing(self, state_id: str) -> list[Justification]:
         """Justifications that cite a state as a premise."""
         ...
@@ -844,6 +848,22 @@ class SQLiteStore:
         found = self._justifications_of({k[0] for k in wanted})
         return {j.key for j in found} & wanted
 
+    def justifications_by_key(self, keys: Iterable[JustKey]) -> dict[JustKey, Justification]:
+        """The stored justifications with these identities, one primary-key lookup each (a
+        head's other justifications are not read: linking a change asks about the few its
+        derivations add or drop, issue 23)."""
+        sql = (
+            "SELECT head, premises, unless, origin, extra FROM justifications "
+            "WHERE head=? AND premises=? AND unless=?"
+        )
+        out: dict[JustKey, Justification] = {}
+        execute = self.conn.execute
+        for key in dict.fromkeys(keys):
+            row = execute(sql, (key[0], ids_json(key[1]), ids_json(key[2]))).fetchone()
+            if row is not None:
+                out[key] = _justification(*row)
+        return out
+
     def citing(self, state_id: str) -> list[Justification]:
         """Justifications that cite a state as a premise."""
         heads = self.heads_citing([state_id])
@@ -1088,12 +1108,15 @@ class SQLiteStore:
                 self.conn.executemany(sql, rows)
         if writes.new_states:
             self.index_terms(writes.new_states)
-        if writes.new_states or writes.link.watches:
-            atom_index.write(self.conn, writes.new_states, writes.link.watches)
-        if writes.link.complete is not None:
+        link = writes.link
+        if writes.new_states or link.members or link.watch_add or link.watch_drop:
+            atom_index.write(
+                self.conn, writes.new_states, link.members, link.watch_add, link.watch_drop
+            )
+        if link.complete is not None:
             self.conn.execute(
                 "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                ("setting:link_watches", canonical_json(list(writes.link.complete))),
+                ("setting:link_groups", canonical_json(list(link.complete))),
             )
         if writes.added:
             self.add_justifications(writes.added)
