@@ -232,6 +232,15 @@ class LinkIndex:
             self._synced = (epoch, version, len(log.rows))
         return True
 
+    def version(self) -> tuple[int, int] | None:
+        """What moves when the index changes other than by this connection's commits: a
+        rollback on it (its date log's epoch), another connection's commit (SQLite's
+        ``data_version``); None where the connection keeps no date log."""
+        if self._log is None:
+            return None
+        version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+        return (self._log.epoch, version)
+
     def matching(self, key: str) -> list[clingo.Symbol]:
         """The atoms indexed under one ``atom_keys`` key."""
         rows = self.conn.execute("SELECT atom FROM atom_keys WHERE key = ?", (key,))

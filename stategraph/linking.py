@@ -57,6 +57,7 @@ __all__ = [
     "Evaluation",
     "Expander",
     "Group",
+    "GroupCache",
     "IncrementalLinker",
     "Links",
     "RuleLinker",
@@ -297,9 +298,10 @@ class IncrementalLinker:
     """Links only what a change can affect (``incremental_linker.v1``), through the store's
     atom index (:mod:`stategraph.atom_index`).
 
-    The memories a change relinks are the derived ones it adds, and those whose last linking
-    looked up a pattern one of the new atoms matches, or a ``next_date`` the new dates move.
-    Each is linked by evaluating the packs top-down from its atoms (:mod:`stategraph.topdown`),
+    The memories a change relinks are the derived ones it adds, and the groups of memories
+    (:class:`Evaluation`) whose last linking looked up a pattern one of the new atoms matches
+    (an atom new to the inputs), the carriers of one of them (any new atom), or a
+    ``next_date`` the new dates move. Each is linked by evaluating the packs top-down from its atoms (:mod:`stategraph.topdown`),
     which gives exactly the derivations :class:`RuleLinker` finds from scratch for it: the
     property suite holds the two to that, change after change.
 
@@ -327,9 +329,13 @@ class IncrementalLinker:
     ) -> set[str]:
         """The stored groups (:func:`~stategraph.atom_index.group_key`) whose derivations
         the new atoms may change."""
-        from stategraph.topdown import pattern_keys
+        from stategraph.topdown import carrier_key, pattern_keys
 
-        keys = {k for atom in set(new) for k in pattern_keys(atom)}
+        keys = set()
+        for atom in set(new):
+            keys.add(carrier_key(atom))
+            if not index.carriers(atom):  # an atom new to the inputs: every pattern it matches
+                keys.update(pattern_keys(atom))
         keys.update(inputs.changed_next_dates())
         return index.watchers(keys)
 
@@ -365,13 +371,13 @@ class Evaluation:
     """
 
     def __init__(self, program: PackProgram, inputs: Inputs, max_alternatives: int) -> None:
-        from stategraph.topdown import Goals, pattern_keys
+        from stategraph.topdown import Goals, carrier_key
 
         self.goals = goals = Goals(program, inputs)
         carried: dict[clingo.Symbol, Sequence[str]] = {}
 
         def carriers(atom: clingo.Symbol) -> Sequence[str]:
-            goals.note(pattern_keys(atom)[-1])
+            goals.note(carrier_key(atom))
             found = carried.get(atom)
             if found is None:
                 found = carried[atom] = inputs.carriers(atom)
@@ -422,6 +428,59 @@ class Group:
     def by_key(self) -> dict[tuple[frozenset[str], frozenset[str]], Derivation]:
         """The derivations by their premises and blockers (a justification's identity)."""
         return {(d.premises, d.unless): d for d in self.derivations}
+
+
+class GroupCache:
+    """Groups' derivations over the committed store, kept between changes (their lookups are
+    what a change with atoms costs most: a group a thousand memories share is evaluated once
+    for each change that concerns it, not again for each new member).
+
+    A change's linking reads the cache (valid for the store as committed) and hands it the
+    groups as the change leaves them (:meth:`expect`); they replace the cached ones once the
+    change is seen committed (:meth:`settle`, at the next linking: one of its new states is
+    stored), and are forgotten if it is not. Everything is forgotten when the store's version
+    moves other than by this memory's own commits (another connection committed, or a
+    rollback undid rows: :meth:`~stategraph.atom_index.LinkIndex.version`), or when there is
+    no such version (PostgreSQL).
+
+    Args:
+        size: groups kept at most (least recently used go first).
+    """
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._groups: dict[str, Group] = {}
+        self._version: object = None
+        self._pending: tuple[str, dict[str, Group]] | None = None
+
+    def clear(self) -> None:
+        """Forget everything."""
+        self._groups.clear()
+        self._pending = None
+
+    def settle(self, version: object, stored: Callable[[str], bool]) -> None:
+        """Bring the cache to the store as committed now (``stored(id)``: is that state
+        stored; ``version``: the store's version, None when it has none)."""
+        if version is None or version != self._version:
+            self.clear()
+            self._version = version
+            return
+        pending, self._pending = self._pending, None
+        if pending is not None and stored(pending[0]):
+            for grp, group in pending[1].items():
+                self._groups.pop(grp, None)
+                self._groups[grp] = group
+            while len(self._groups) > self.size:
+                del self._groups[next(iter(self._groups))]
+
+    def get(self, grp: str) -> Group | None:
+        """A group's derivations over the committed store, if kept."""
+        return self._groups.get(grp)
+
+    def expect(self, new_id: str, groups: dict[str, Group]) -> None:
+        """The groups as a change leaves them, kept once the change (which stores the state
+        ``new_id``) is committed."""
+        self._pending = (new_id, groups)
 
 
 def delta(

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from stategraph.candidates import Proposer
-from stategraph.linking import IncrementalLinker, Links, RuleLinker, parse_atom
+from stategraph.linking import GroupCache, IncrementalLinker, Links, RuleLinker, parse_atom
 from stategraph.model import Change, EdgeCheck, Justification, Origin, State
 from stategraph.policy import Policy
 from stategraph.revise import LinkWrites
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     import clingo
 
     from stategraph.atom_index import LinkIndex, StoreInputs
+    from stategraph.linking import Group
 
 _GROUPS = "link_groups"
 """The setting naming the packs for which every linked memory's group and watches are
@@ -112,6 +113,7 @@ class Preparer:
             except ValueError:  # recursive packs: link from scratch
                 self.incremental = None
         self._link_index: LinkIndex | None = None
+        self._groups = GroupCache()
         self.proposer = proposer
         self.assume = assume
         self.grounded_ahead: dict[tuple[str, int | None], tuple[str, ...]] = {}
@@ -439,6 +441,7 @@ class Preparer:
         inputs = StoreInputs(index, new)
         if self.store.get_setting(_GROUPS) == list(self.rules):
             return self._link_delta(index, inputs, new, new_states)
+        self._groups.clear()
         heads = {s.id: s for s in new_states if s.atoms and not self.policy.is_exogenous(s)}
         for st in self.store.with_atoms():
             if not self.policy.is_exogenous(st):
@@ -477,21 +480,34 @@ class Preparer:
         """Delta linking (issue 23): only what the new atoms change.
 
         The groups the new atoms concern (those watching a pattern they match) are evaluated
-        twice, over the store as committed and with the change's atoms laid over it; only
-        where the two differ are the group's members read, and each is given what was added
-        and what was dropped. The stored justifications read are those with the identities
-        added or dropped, nothing else of a member. New derived memories get their group's
-        derivations whole. What makes this exact is that every stored member's rule links
-        are its group's derivations over the committed store (the property suite holds
-        linking to :func:`~stategraph.linking.link_from_scratch` change after change).
+        over the store as committed and with the change's atoms laid over it; only where the
+        two differ are the group's members read, and each is given what was added and what
+        was dropped. The stored justifications read are those with the identities added or
+        dropped, nothing else of a member. New derived memories get their group's
+        derivations whole. A group's derivations over the committed store are kept between
+        changes (:class:`~stategraph.linking.GroupCache`), so a group is evaluated once per
+        change that concerns it. What makes this exact is that every stored member's rule
+        links are its group's derivations over the committed store (the property suite
+        holds linking to :func:`~stategraph.linking.link_from_scratch` change after change).
         """
         from stategraph.atom_index import StoreInputs, group_atoms, group_key
         from stategraph.linking import delta, rule_justification
 
         assert self.incremental is not None
+        cache = self._groups
+        cache.settle(index.version(), lambda sid: bool(self.store.present([sid])))
         affected = self.incremental.affected(index, inputs, (a for v in new.values() for a in v))
         now = self.incremental.evaluation(inputs)
         before = self.incremental.evaluation(StoreInputs(index, {}))
+        after: dict[str, Group] = {}
+
+        def current(grp: str, atoms: list[clingo.Symbol]) -> Group:
+            found = after.get(grp)
+            if found is None:
+                kept = None if grp in affected else cache.get(grp)
+                found = after[grp] = kept if kept is not None else now.group(atoms)
+            return found
+
         links = Links()
         produced: dict[tuple[str, tuple[str, ...], tuple[str, ...]], Justification] = {}
         dropped: set[tuple[str, tuple[str, ...], tuple[str, ...]]] = set()
@@ -499,7 +515,8 @@ class Preparer:
         watch_drop: list[tuple[str, str]] = []
         for grp in sorted(affected):
             atoms = group_atoms(grp)
-            old, cur = before.group(atoms), now.group(atoms)
+            old = cache.get(grp) or before.group(atoms)
+            cur = current(grp, atoms)
             watch_add += [(k, grp) for k in sorted(cur.keys - old.keys)]
             watch_drop += [(k, grp) for k in sorted(old.keys - cur.keys)]
             if old.by_key == cur.by_key:
@@ -509,14 +526,15 @@ class Preparer:
             for head in index.members(grp):
                 if head in own:
                     added, gone = delta(before.head(head, atoms), now.head(head, atoms))
+                    links.derivations[head] = now.head(head, atoms)
                 else:
                     added, gone = shared
+                    links.derivations[head] = cur.derivations
                 for d in added:
                     j = rule_justification(head, d)
                     produced[j.key] = j
                 for d in gone:
                     dropped.add(rule_justification(head, d).key)
-                links.derivations[head] = now.head(head, atoms)
         members: list[tuple[str, str]] = []
         fresh: set[str] = set()
         for st in new_states:
@@ -524,7 +542,8 @@ class Preparer:
                 continue
             atoms = new[st.id]
             grp = group_key(atoms)
-            found = now.head(st.id, atoms)
+            group = current(grp, atoms)
+            found = now.head(st.id, atoms) if st.id in group.states else group.derivations
             if found:
                 links.derivations[st.id] = found
             for d in found:
@@ -533,7 +552,8 @@ class Preparer:
             members.append((grp, st.id))
             if grp not in affected and grp not in fresh and not index.has_group(grp):
                 fresh.add(grp)
-                watch_add += [(k, grp) for k in sorted(now.group(atoms).keys)]
+                watch_add += [(k, grp) for k in sorted(group.keys)]
+        cache.expect(new_states[0].id, after)
         stored = self.store.justifications_by_key(sorted({*produced, *dropped}))
         writes = LinkWrites(tuple(members), tuple(watch_add), tuple(watch_drop))
         return _Linked(links, produced, dropped, stored, writes)
