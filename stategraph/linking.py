@@ -50,7 +50,7 @@ from stategraph.model import EdgeCheck, Justification, Origin, State, trusted
 if TYPE_CHECKING:
     from stategraph.atom_index import LinkIndex, StoreInputs
     from stategraph.policy import Policy
-    from stategraph.topdown import Inputs, PackProgram
+    from stategraph.topdown import PackProgram
 
 __all__ = [
     "Derivation",
@@ -301,9 +301,10 @@ class IncrementalLinker:
     The memories a change relinks are the derived ones it adds, and the groups of memories
     (:class:`Evaluation`) whose last linking looked up a pattern one of the new atoms matches
     (an atom new to the inputs), the carriers of one of them (any new atom), or a
-    ``next_date`` the new dates move. Each is linked by evaluating the packs top-down from its atoms (:mod:`stategraph.topdown`),
-    which gives exactly the derivations :class:`RuleLinker` finds from scratch for it: the
-    property suite holds the two to that, change after change.
+    ``next_date`` the new dates move. Each is linked by evaluating the packs top-down from
+    its atoms (:mod:`stategraph.topdown`), which gives exactly the derivations
+    :class:`RuleLinker` finds from scratch for it: the property suite holds the two to that,
+    change after change.
 
     Args:
         packs: rule pack names.
@@ -339,11 +340,11 @@ class IncrementalLinker:
         keys.update(inputs.changed_next_dates())
         return index.watchers(keys)
 
-    def evaluation(self, inputs: Inputs) -> Evaluation:
+    def evaluation(self, inputs: StoreInputs) -> Evaluation:
         """A linking pass over these inputs (memoized throughout)."""
         return Evaluation(self.program, inputs, self.max_alternatives)
 
-    def link(self, inputs: Inputs, heads: Mapping[str, Sequence[clingo.Symbol]]) -> Links:
+    def link(self, inputs: StoreInputs, heads: Mapping[str, Sequence[clingo.Symbol]]) -> Links:
         """The derivations of these memories (by their atoms, in order)."""
         ev = self.evaluation(inputs)
         links = Links()
@@ -370,7 +371,7 @@ class Evaluation:
         max_alternatives: as for :class:`RuleLinker`.
     """
 
-    def __init__(self, program: PackProgram, inputs: Inputs, max_alternatives: int) -> None:
+    def __init__(self, program: PackProgram, inputs: StoreInputs, max_alternatives: int) -> None:
         from stategraph.topdown import Goals, carrier_key
 
         self.goals = goals = Goals(program, inputs)

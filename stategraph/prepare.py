@@ -495,7 +495,7 @@ class Preparer:
 
         assert self.incremental is not None
         cache = self._groups
-        cache.settle(index.version(), lambda sid: bool(self.store.present([sid])))
+        cache.settle(index.version(), lambda sid: bool(self.store.truths([sid])))
         affected = self.incremental.affected(index, inputs, (a for v in new.values() for a in v))
         now = self.incremental.evaluation(inputs)
         before = self.incremental.evaluation(StoreInputs(index, {}))

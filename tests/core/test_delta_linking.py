@@ -41,7 +41,9 @@ def test_a_fact_past_every_memorys_cap_reads_and_writes_no_justification(
     assert len(mem.justifications("b000")) == 64
     statements = _reads_of_justifications(mem.store.conn)
     # sorts after every move the beliefs' 64 derivations take: none of them changes
-    report = mem.add({"id": "f999", "kind": "fact", "atoms": ['moves(user,xian,shenzhen,"2029-12")']})
+    report = mem.add(
+        {"id": "f999", "kind": "fact", "atoms": ['moves(user,xian,shenzhen,"2029-12")']}
+    )
     mem.store.conn.set_trace_callback(None)
     assert [e.id for e in report.entries] == []
     assert not report.change.add_justifications and not report.change.remove_justifications

@@ -103,13 +103,14 @@ def test_incremental_linking_equals_linking_from_scratch(
 
 
 _CITIES = ("beijing", "shanghai", "shenzhen")
-DENSE_FACTS = tuple(
+_MOVES = tuple(
     (f'moves(user,{a},{b},"{m}")',)
     for a in _CITIES
     for b in _CITIES
     if a != b
     for m in ("2026-01", "2026-02")
-) + (('dose(user,metformin,"500mg")', "takes(user,metformin)"),)
+)
+DENSE_FACTS = (*_MOVES, ('dose(user,metformin,"500mg")', "takes(user,metformin)"))
 DENSE_DERIVED = (
     *((f"commute_city(user,{c})",) for c in _CITIES),
     *((f"local_service(user,broadband,{c})",) for c in _CITIES),

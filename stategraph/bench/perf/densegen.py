@@ -89,9 +89,18 @@ def _memory(i: int, seed: int) -> TextMemory:
             if zh
             else f"The user plans to move from {src[1]} to {dst[1]} in {ym}."
         )
-        kind, atoms, role, domain = "fact", (f'moves(user,{src[0]},{dst[0]},"{ym}")',), "fact", "relocation"
+        kind, atoms, role, domain = (
+            "fact",
+            (f'moves(user,{src[0]},{dst[0]},"{ym}")',),
+            "fact",
+            "relocation",
+        )
     elif what == "dose":
-        text = "用户每天服用二甲双胍500毫克" if zh else "The user takes metformin 500 mg every morning."
+        text = (
+            "用户每天服用二甲双胍500毫克"
+            if zh
+            else "The user takes metformin 500 mg every morning."
+        )
         kind, atoms = "fact", ('dose(user,metformin,"500mg")', "takes(user,metformin)")
         role, domain = "fact", "health"
     elif what == "unrelated":
@@ -183,7 +192,14 @@ class DenseWorkload:
                 text = f"用户改为2027年3月从{src[2]}搬到{dst[2]}"
             else:
                 text = f"The user now plans to move from {src[1]} to {dst[1]} in 2027-03."
-            out.append({"supersede": {"id": m.id, "with": {"id": f"{m.id}.v2", "kind": "fact", "text": text}}})
+            out.append(
+                {
+                    "supersede": {
+                        "id": m.id,
+                        "with": {"id": f"{m.id}.v2", "kind": "fact", "text": text},
+                    }
+                }
+            )
         return out
 
 

@@ -152,8 +152,7 @@ def _rule_links(report: Any) -> int:
 
     change = report.change
     return sum(
-        j.origin is Origin.rule
-        for j in (*change.add_justifications, *change.remove_justifications)
+        j.origin is Origin.rule for j in (*change.add_justifications, *change.remove_justifications)
     )
 
 
@@ -258,7 +257,9 @@ def render_text(doc: dict[str, Any]) -> str:
                     f"{r['add_p50_ms']:.1f} ms",
                     f"{r['add_p99_ms']:.1f} ms",
                     f"{r['linked_add_p50_ms']:.1f} ms",
-                    "-" if "justifications_per_add" not in r else f"{r['justifications_per_add']:.1f}",
+                    "-"
+                    if "justifications_per_add" not in r
+                    else f"{r['justifications_per_add']:.1f}",
                     f"{r['revise_p50_ms']:.1f} ms",
                     f"{r['peak_rss_mb']:.0f} MB",
                     "-"
