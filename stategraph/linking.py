@@ -438,11 +438,12 @@ class GroupCache:
 
     A change's linking reads the cache (valid for the store as committed) and hands it the
     groups as the change leaves them (:meth:`expect`); they replace the cached ones once the
-    change is seen committed (:meth:`settle`, at the next linking: one of its new states is
-    stored), and are forgotten if it is not. Everything is forgotten when the store's version
-    moves other than by this memory's own commits (another connection committed, or a
-    rollback undid rows: :meth:`~stategraph.atom_index.LinkIndex.version`), or when there is
-    no such version (PostgreSQL).
+    change is seen committed (:meth:`settle`, at the next linking: one of its new states, not
+    stored when it was linked, is stored with its atoms), and are forgotten if it is not.
+    Everything is forgotten when the store's version moves other than by this memory's own
+    commits (another connection committed, or a rollback undid rows:
+    :meth:`~stategraph.atom_index.LinkIndex.version`), or when there is no such version
+    (PostgreSQL).
 
     Args:
         size: groups kept at most (least recently used go first).
@@ -452,23 +453,24 @@ class GroupCache:
         self.size = size
         self._groups: dict[str, Group] = {}
         self._version: object = None
-        self._pending: tuple[str, dict[str, Group]] | None = None
+        self._pending: tuple[str, tuple[str, ...], dict[str, Group]] | None = None
 
     def clear(self) -> None:
         """Forget everything."""
         self._groups.clear()
         self._pending = None
 
-    def settle(self, version: object, stored: Callable[[str], bool]) -> None:
-        """Bring the cache to the store as committed now (``stored(id)``: is that state
-        stored; ``version``: the store's version, None when it has none)."""
+    def settle(self, version: object, stored: Callable[[str], tuple[str, ...] | None]) -> None:
+        """Bring the cache to the store as committed now (``stored(id)``: the atoms of that
+        state as stored, None when it is not; ``version``: the store's version, None when it
+        has none)."""
         if version is None or version != self._version:
             self.clear()
             self._version = version
             return
         pending, self._pending = self._pending, None
-        if pending is not None and stored(pending[0]):
-            for grp, group in pending[1].items():
+        if pending is not None and stored(pending[0]) == pending[1]:
+            for grp, group in pending[2].items():
                 self._groups.pop(grp, None)
                 self._groups[grp] = group
             while len(self._groups) > self.size:
@@ -478,10 +480,10 @@ class GroupCache:
         """A group's derivations over the committed store, if kept."""
         return self._groups.get(grp)
 
-    def expect(self, new_id: str, groups: dict[str, Group]) -> None:
-        """The groups as a change leaves them, kept once the change (which stores the state
-        ``new_id``) is committed."""
-        self._pending = (new_id, groups)
+    def expect(self, new: State, groups: dict[str, Group]) -> None:
+        """The groups as a change leaves them, kept once the change is committed: once its
+        new state ``new``, not stored when the change was linked, is stored with its atoms."""
+        self._pending = (new.id, new.atoms, groups)
 
 
 def delta(

@@ -495,7 +495,7 @@ class Preparer:
 
         assert self.incremental is not None
         cache = self._groups
-        cache.settle(index.version(), lambda sid: bool(self.store.truths([sid])))
+        cache.settle(index.version(), self._stored_atoms)
         affected = self.incremental.affected(index, inputs, (a for v in new.values() for a in v))
         now = self.incremental.evaluation(inputs)
         before = self.incremental.evaluation(StoreInputs(index, {}))
@@ -553,10 +553,15 @@ class Preparer:
             if grp not in affected and grp not in fresh and not index.has_group(grp):
                 fresh.add(grp)
                 watch_add += [(k, grp) for k in sorted(group.keys)]
-        cache.expect(new_states[0].id, after)
+        if self._stored_atoms(new_states[0].id) is None:  # else the change will fail
+            cache.expect(new_states[0], after)
         stored = self.store.justifications_by_key(sorted({*produced, *dropped}))
         writes = LinkWrites(tuple(members), tuple(watch_add), tuple(watch_drop))
         return _Linked(links, produced, dropped, stored, writes)
+
+    def _stored_atoms(self, sid: str) -> tuple[str, ...] | None:
+        found = self.store.state(sid)
+        return None if found is None else found[0].atoms
 
     def _index(self) -> LinkIndex | None:
         """The store's atom index, where it keeps one (the SQLite store does)."""

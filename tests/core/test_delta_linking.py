@@ -7,9 +7,13 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from stategraph import Memory
+from stategraph.errors import InvalidChangeError
 from stategraph.grounding.packs import list_packs
 from stategraph.model import Origin
+from stategraph.testing.properties import assert_links_from_scratch
 
 CITIES = ("beijing", "chengdu", "guangzhou", "hangzhou", "shanghai")
 
@@ -65,4 +69,17 @@ def test_a_fact_entering_the_cap_moves_one_justification_of_each_memory(tmp_path
     assert {k[0] for k in added} == {k[0] for k in removed} == {f"b{i:03d}" for i in range(40)}
     assert all(k[1] == ("f998",) for k in added)
     assert {j.key for j in report.change.add_justifications} == added
+    mem.close()
+
+
+def test_a_change_that_fails_leaves_no_trace_in_the_kept_groups(tmp_path: Path) -> None:
+    mem = Memory(tmp_path / "memory.db", rules=list_packs(), candidates=None)
+    mem.add({"id": "f1", "kind": "fact", "atoms": ['moves(user,beijing,shenzhen,"2026-12")']})
+    mem.add({"id": "b1", "kind": "belief", "atoms": ["commute_city(user,shenzhen)"]})
+    # linked (the commute group evaluated with this move), then refused: b1 is taken
+    with pytest.raises(InvalidChangeError):
+        mem.add({"id": "b1", "kind": "fact", "atoms": ['moves(user,hangzhou,shenzhen,"2027-01")']})
+    mem.add({"id": "b2", "kind": "belief", "atoms": ["commute_city(user,shenzhen)"]})
+    assert {j.premises for j in mem.justifications("b2")} == {("f1",)}
+    assert_links_from_scratch(mem)
     mem.close()
