@@ -6,7 +6,8 @@ supersessions and retractions of memories with atoms) drawn from the dense workl
 them, where the linker's cap of alternatives binds) and the sparse one
 (:mod:`stategraph.bench.perf.textgen`). ``histories/hashes.json`` holds the hash of every
 table after replaying each, recorded with the linker that relinked every memory watching a new
-atom whole (main at 813e67c, before delta linking). Left out: the log's times and the hashes
+atom whole (main at 7be7d5a, before delta linking; recorded again whenever
+main changes what a revision logs). Left out: the log's times and the hashes
 chained over them, and the linker's own bookkeeping (which memories to relink:
 :data:`~stategraph.testing.tablehash.BOOKKEEPING`), which delta linking keeps per group.
 """
