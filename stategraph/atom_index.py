@@ -7,10 +7,14 @@ store. It needs three things, kept here in the same SQLite file as the memory:
   linking sees them all), found by predicate, or by predicate and one argument;
 - ``input_dates``: the date strings the atoms carry, by predicate, for the ``next_date``
   builtin (the event of a predicate that first follows a date);
-- ``link_watches``: for each derived memory the rules link, the lookup patterns its last
+- ``link_groups`` and ``group_watches``: the derived memories the rules link, grouped by
+  their atoms (:func:`group_key`: memories with the same atoms have the same derivations,
+  fifty reminders of one dose are one group), and for each group the lookup patterns its last
   linking evaluated (:attr:`~stategraph.topdown.Goals.keys`). A new atom that matches none of
-  them, and a ``next_date`` that none of them asked for, cannot change its derivations; so a
-  new memory relinks exactly the memories watching what it brings.
+  them, and a ``next_date`` that none of them asked for, cannot change the group's
+  derivations; so a new memory relinks exactly the groups watching what it brings, and a
+  group's members are read only when its derivations change (issue 23: a pattern a thousand
+  memories share is one watch, not a thousand).
 
 Rows are written in the revision's transaction (:func:`write`), so the index is always that of
 the committed store.
@@ -31,7 +35,7 @@ from stategraph.grounding.packs import NEXT_DATE_HORIZON, days_between, is_date,
 from stategraph.model import State
 from stategraph.topdown import AtomSet, atom_key, next_date_key, symbol_text
 
-__all__ = ["SCHEMA", "LinkIndex", "StoreInputs", "write"]
+__all__ = ["SCHEMA", "LinkIndex", "StoreInputs", "group_key", "write"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS atoms (
@@ -51,12 +55,16 @@ CREATE TABLE IF NOT EXISTS input_dates (
     PRIMARY KEY (predicate, date)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS input_dates_by_date ON input_dates (date);
-CREATE TABLE IF NOT EXISTS link_watches (
-    key TEXT NOT NULL,              -- a lookup pattern (topdown.atom_key, next_date_key)
-    head TEXT NOT NULL,             -- a derived memory whose linking evaluated it
-    PRIMARY KEY (key, head)
+CREATE TABLE IF NOT EXISTS link_groups (
+    grp TEXT NOT NULL,              -- the atoms of linked memories, in order (group_key)
+    head TEXT NOT NULL,             -- a derived memory carrying exactly these atoms
+    PRIMARY KEY (grp, head)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS link_watches_by_head ON link_watches (head);
+CREATE TABLE IF NOT EXISTS group_watches (
+    key TEXT NOT NULL,              -- a lookup pattern (topdown.atom_key, next_date_key)
+    grp TEXT NOT NULL,              -- a group whose linking evaluated it
+    PRIMARY KEY (key, grp)
+) WITHOUT ROWID;
 """
 
 
@@ -138,13 +146,27 @@ def rolled_back(conn: object) -> None:
         log.epoch += 1
 
 
+def group_key(atoms: Sequence[clingo.Symbol]) -> str:
+    """The group of a memory with these atoms (in its order: the order linking expands them
+    in): their texts, one a line (a printed atom has no line break)."""
+    return "\n".join(symbol_text(a) for a in atoms)
+
+
+def group_atoms(group: str) -> list[clingo.Symbol]:
+    """The atoms of a group, back as symbols."""
+    return [_parse(t) for t in group.split("\n")] if group else []
+
+
 def write(
     conn: sqlite3.Connection,
     states: Iterable[State],
-    watches: Mapping[str, frozenset[str]] | None = None,
+    members: Sequence[tuple[str, str]] = (),
+    watch_add: Sequence[tuple[str, str]] = (),
+    watch_drop: Sequence[tuple[str, str]] = (),
 ) -> None:
-    """Index new states' atoms and replace the watches of relinked memories (inside the
-    revision's transaction). Atoms that do not parse are skipped: linking reports them."""
+    """Index new states' atoms, add linked memories to their groups (``(group, head)``) and
+    change groups' watches (``(key, group)`` rows added and dropped), inside the revision's
+    transaction. Atoms that do not parse are skipped: linking reports them."""
     atoms: list[tuple[str, str]] = []
     keys: set[tuple[str, str]] = set()
     dates: set[tuple[str, str]] = set()
@@ -167,19 +189,12 @@ def write(
         log = _date_log(conn)
         if log is not None:
             log.record(sorted(dates))
-    if watches:
-        # A relinked memory mostly watches what it watched: only the difference is written.
-        heads = sorted(watches)
-        now: dict[str, set[str]] = {h: set() for h in heads}
-        sql = "SELECT head, key FROM link_watches WHERE head IN ({})"
-        for head, key in _select_in(conn, sql, heads):
-            now[head].add(key)
-        gone = [(k, h) for h in heads for k in sorted(now[h] - watches[h])]
-        new = [(k, h) for h in heads for k in sorted(watches[h] - now[h])]
-        if gone:
-            conn.executemany("DELETE FROM link_watches WHERE key = ? AND head = ?", gone)
-        if new:
-            conn.executemany("INSERT INTO link_watches VALUES (?, ?)", new)
+    if watch_drop:
+        conn.executemany("DELETE FROM group_watches WHERE key = ? AND grp = ?", watch_drop)
+    if watch_add:
+        conn.executemany("INSERT OR IGNORE INTO group_watches VALUES (?, ?)", watch_add)
+    if members:
+        conn.executemany("INSERT OR IGNORE INTO link_groups VALUES (?, ?)", members)
 
 
 class LinkIndex:
@@ -216,6 +231,15 @@ class LinkIndex:
                     self._dates.add(date)
             self._synced = (epoch, version, len(log.rows))
         return True
+
+    def version(self) -> tuple[int, int] | None:
+        """What moves when the index changes other than by this connection's commits: a
+        rollback on it (its date log's epoch), another connection's commit (SQLite's
+        ``data_version``); None where the connection keeps no date log."""
+        if self._log is None:
+            return None
+        version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+        return (self._log.epoch, version)
 
     def matching(self, key: str) -> list[clingo.Symbol]:
         """The atoms indexed under one ``atom_keys`` key."""
@@ -281,15 +305,24 @@ class LinkIndex:
         return self.conn.execute(sql, (date,)).fetchone() is not None
 
     def watchers(self, keys: Iterable[str]) -> set[str]:
-        """The memories watching any of these keys."""
-        sql = "SELECT head FROM link_watches WHERE key IN ({})"
+        """The groups watching any of these keys."""
+        sql = "SELECT grp FROM group_watches WHERE key IN ({})"
         return {r[0] for r in _select_in(self.conn, sql, keys)}
 
-    def watchers_of_date(self, date: str) -> set[str]:
-        """The memories that asked for a ``next_date`` of this date (any predicate)."""
-        prefix = next_date_key(date, "")
-        sql = "SELECT head FROM link_watches WHERE key >= ? AND key < ?"
-        return {r[0] for r in self.conn.execute(sql, (prefix, prefix + "\uffff"))}
+    def watches(self, group: str) -> set[str]:
+        """The keys a group watches."""
+        sql = "SELECT key FROM group_watches WHERE grp = ?"
+        return {r[0] for r in self.conn.execute(sql, (group,))}
+
+    def members(self, group: str) -> list[str]:
+        """The memories of a group, sorted."""
+        sql = "SELECT head FROM link_groups WHERE grp = ? ORDER BY head"
+        return [r[0] for r in self.conn.execute(sql, (group,))]
+
+    def has_group(self, group: str) -> bool:
+        """True when some stored memory belongs to the group."""
+        sql = "SELECT 1 FROM link_groups WHERE grp = ? LIMIT 1"
+        return self.conn.execute(sql, (group,)).fetchone() is not None
 
 
 class _Dates:

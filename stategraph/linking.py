@@ -34,6 +34,7 @@ over a state's atoms, which is what would otherwise grow without limit).
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,20 +45,26 @@ import clingo
 
 from stategraph.errors import InvalidInputError
 from stategraph.grounding.packs import Firing
-from stategraph.model import EdgeCheck, Justification, Origin, State
+from stategraph.model import EdgeCheck, Justification, Origin, State, trusted
 
 if TYPE_CHECKING:
     from stategraph.atom_index import LinkIndex, StoreInputs
     from stategraph.policy import Policy
+    from stategraph.topdown import PackProgram
 
 __all__ = [
     "Derivation",
+    "Evaluation",
     "Expander",
+    "Group",
+    "GroupCache",
     "IncrementalLinker",
     "Links",
     "RuleLinker",
+    "delta",
     "link_from_scratch",
     "parse_atom",
+    "rule_justification",
 ]
 
 
@@ -291,11 +298,13 @@ class IncrementalLinker:
     """Links only what a change can affect (``incremental_linker.v1``), through the store's
     atom index (:mod:`stategraph.atom_index`).
 
-    The memories a change relinks are the derived ones it adds, and those whose last linking
-    looked up a pattern one of the new atoms matches, or a ``next_date`` the new dates move.
-    Each is linked by evaluating the packs top-down from its atoms (:mod:`stategraph.topdown`),
-    which gives exactly the derivations :class:`RuleLinker` finds from scratch for it: the
-    property suite holds the two to that, change after change.
+    The memories a change relinks are the derived ones it adds, and the groups of memories
+    (:class:`Evaluation`) whose last linking looked up a pattern one of the new atoms matches
+    (an atom new to the inputs), the carriers of one of them (any new atom), or a
+    ``next_date`` the new dates move. Each is linked by evaluating the packs top-down from
+    its atoms (:mod:`stategraph.topdown`), which gives exactly the derivations
+    :class:`RuleLinker` finds from scratch for it: the property suite holds the two to that,
+    change after change.
 
     Args:
         packs: rule pack names.
@@ -319,26 +328,57 @@ class IncrementalLinker:
     def affected(
         self, index: LinkIndex, inputs: StoreInputs, new: Iterable[clingo.Symbol]
     ) -> set[str]:
-        """The stored memories whose derivations the new atoms may change."""
-        from stategraph.topdown import pattern_keys
+        """The stored groups (:func:`~stategraph.atom_index.group_key`) whose derivations
+        the new atoms may change."""
+        from stategraph.topdown import carrier_key, pattern_keys
 
-        keys = {k for atom in set(new) for k in pattern_keys(atom)}
+        keys = set()
+        for atom in set(new):
+            keys.add(carrier_key(atom))
+            if not index.carriers(atom):  # an atom new to the inputs: every pattern it matches
+                keys.update(pattern_keys(atom))
         keys.update(inputs.changed_next_dates())
         return index.watchers(keys)
 
-    def link(
-        self, inputs: StoreInputs, heads: Mapping[str, Sequence[clingo.Symbol]]
-    ) -> tuple[Links, dict[str, frozenset[str]]]:
-        """The derivations of these memories (by their atoms, in order), and for each the
-        lookup keys its linking evaluated (what to watch)."""
-        from stategraph.topdown import Goals, pattern_keys
+    def evaluation(self, inputs: StoreInputs) -> Evaluation:
+        """A linking pass over these inputs (memoized throughout)."""
+        return Evaluation(self.program, inputs, self.max_alternatives)
 
-        goals = Goals(self.program, inputs)
+    def link(self, inputs: StoreInputs, heads: Mapping[str, Sequence[clingo.Symbol]]) -> Links:
+        """The derivations of these memories (by their atoms, in order)."""
+        ev = self.evaluation(inputs)
+        links = Links()
+        for head in sorted(heads):
+            found = ev.head(head, heads[head])
+            if found:
+                links.derivations[head] = found
+        return links
 
-        carried: dict[clingo.Symbol, list[str]] = {}
 
-        def carriers(atom: clingo.Symbol) -> list[str]:
-            goals.note(pattern_keys(atom)[-1])
+class Evaluation:
+    """One linking pass over one set of inputs: the derivations of memories, by their atoms.
+
+    Memories with the same atoms have the same derivations, except where a derivation cites
+    the memory itself (it supports nothing and is skipped, and the next one takes its place
+    under the cap): so the derivations of a *group* of memories (:meth:`group`) are computed
+    once, with the lookup keys they evaluated (what the group watches), and a memory's own
+    (:meth:`head`) are the group's unless the group's cite it. One expander serves every
+    memory: memories that share atoms (fifty reminders of one dose) share their expansions.
+
+    Args:
+        program: the compiled packs.
+        inputs: the input atoms.
+        max_alternatives: as for :class:`RuleLinker`.
+    """
+
+    def __init__(self, program: PackProgram, inputs: StoreInputs, max_alternatives: int) -> None:
+        from stategraph.topdown import Goals, carrier_key
+
+        self.goals = goals = Goals(program, inputs)
+        carried: dict[clingo.Symbol, Sequence[str]] = {}
+
+        def carriers(atom: clingo.Symbol) -> Sequence[str]:
+            goals.note(carrier_key(atom))
             found = carried.get(atom)
             if found is None:
                 found = carried[atom] = inputs.carriers(atom)
@@ -347,18 +387,133 @@ class IncrementalLinker:
         def memo(atom: clingo.Symbol, compute: Callable[[], list[Derivation]]) -> list[Derivation]:
             return goals.cached("derivations", atom, compute)
 
-        # One expander for every head: memories that share atoms (fifty reminders of one
-        # dose) share their expansions, each still watching every key its own would read.
-        expander = Expander(goals.firings, carriers, self.max_alternatives, memo)
-        links = Links()
-        watches: dict[str, frozenset[str]] = {}
-        for head in sorted(heads):
-            with goals.watch() as keys:
-                found = expander.derivations(head, heads[head])
-            watches[head] = frozenset(keys)
-            if found:
-                links.derivations[head] = found
-        return links, watches
+        self.expander = Expander(goals.firings, carriers, max_alternatives, memo)
+        self._groups: dict[tuple[clingo.Symbol, ...], Group] = {}
+
+    def group(self, atoms: Sequence[clingo.Symbol]) -> Group:
+        """The derivations of a memory with these atoms citing none of the states in them."""
+        key = tuple(atoms)
+        found = self._groups.get(key)
+        if found is None:
+            with self.goals.watch() as keys:
+                ders = self.expander.derivations("", atoms)
+            found = self._groups[key] = Group(ders, frozenset(keys))
+        return found
+
+    def head(self, head: str, atoms: Sequence[clingo.Symbol]) -> list[Derivation]:
+        """Every derivation of ``head``'s atoms, none through ``head`` itself."""
+        group = self.group(atoms)
+        if head in group.states:
+            return self.expander.derivations(head, atoms)
+        return group.derivations
+
+
+@dataclass(frozen=True)
+class Group:
+    """The derivations of a group of memories (see :class:`Evaluation`).
+
+    Attributes:
+        derivations: every derivation of the group's atoms, in the expander's order.
+        keys: the lookup keys evaluating them read (what the group watches).
+    """
+
+    derivations: list[Derivation]
+    keys: frozenset[str]
+
+    @functools.cached_property
+    def states(self) -> frozenset[str]:
+        """Every state a derivation cites: a member among them has derivations of its own."""
+        return frozenset(s for d in self.derivations for s in (*d.premises, *d.unless))
+
+    @functools.cached_property
+    def by_key(self) -> dict[tuple[frozenset[str], frozenset[str]], Derivation]:
+        """The derivations by their premises and blockers (a justification's identity)."""
+        return {(d.premises, d.unless): d for d in self.derivations}
+
+
+class GroupCache:
+    """Groups' derivations over the committed store, kept between changes (their lookups are
+    what a change with atoms costs most: a group a thousand memories share is evaluated once
+    for each change that concerns it, not again for each new member).
+
+    A change's linking reads the cache (valid for the store as committed) and hands it the
+    groups as the change leaves them (:meth:`expect`); they replace the cached ones once the
+    change is seen committed (:meth:`settle`, at the next linking: one of its new states, not
+    stored when it was linked, is stored with its atoms), and are forgotten if it is not.
+    Everything is forgotten when the store's version moves other than by this memory's own
+    commits (another connection committed, or a rollback undid rows:
+    :meth:`~stategraph.atom_index.LinkIndex.version`), or when there is no such version
+    (PostgreSQL).
+
+    Args:
+        size: groups kept at most (least recently used go first).
+    """
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._groups: dict[str, Group] = {}
+        self._version: object = None
+        self._pending: tuple[str, tuple[str, ...], dict[str, Group]] | None = None
+
+    def clear(self) -> None:
+        """Forget everything."""
+        self._groups.clear()
+        self._pending = None
+
+    def settle(self, version: object, stored: Callable[[str], tuple[str, ...] | None]) -> None:
+        """Bring the cache to the store as committed now (``stored(id)``: the atoms of that
+        state as stored, None when it is not; ``version``: the store's version, None when it
+        has none)."""
+        if version is None or version != self._version:
+            self.clear()
+            self._version = version
+            return
+        pending, self._pending = self._pending, None
+        if pending is not None and stored(pending[0]) == pending[1]:
+            for grp, group in pending[2].items():
+                self._groups.pop(grp, None)
+                self._groups[grp] = group
+            while len(self._groups) > self.size:
+                del self._groups[next(iter(self._groups))]
+
+    def get(self, grp: str) -> Group | None:
+        """A group's derivations over the committed store, if kept."""
+        return self._groups.get(grp)
+
+    def expect(self, new: State, groups: dict[str, Group]) -> None:
+        """The groups as a change leaves them, kept once the change is committed: once its
+        new state ``new``, not stored when the change was linked, is stored with its atoms."""
+        self._pending = (new.id, new.atoms, groups)
+
+
+def delta(
+    old: Sequence[Derivation], new: Sequence[Derivation]
+) -> tuple[list[Derivation], list[Derivation]]:
+    """What changes from one derivation list to the other: those added (or whose rules
+    changed), and those dropped."""
+    before = {(d.premises, d.unless): d for d in old}
+    after = {(d.premises, d.unless): d for d in new}
+    added = [d for k, d in after.items() if k not in before or before[k].rules != d.rules]
+    dropped = [d for k, d in before.items() if k not in after]
+    return added, dropped
+
+
+def rule_justification(head: str, d: Derivation) -> Justification:
+    """The ``rule`` justification of a derivation (built, not validated: the ids come from
+    the store and the change, both validated already)."""
+    return trusted(
+        Justification,
+        {
+            "head": head,
+            "premises": tuple(sorted(d.premises)),
+            "unless": tuple(sorted(d.unless)),
+            "origin": Origin.rule,
+            "checked": {},
+            "notes": {},
+            "rules": d.rules,
+            "proposed": {},
+        },
+    )
 
 
 def link_from_scratch(

@@ -150,6 +150,11 @@ STATEMENTS: dict[str, Statement] = {
         "VALUES (%s,%s,%s,%s,%s,%s) ON CONFLICT (tenant, head, ident) "
         "DO UPDATE SET origin = excluded.origin, extra = excluded.extra"
     ),
+    "SELECT head, premises, unless, origin, extra FROM justifications "
+    "WHERE head=? AND premises=? AND unless=?": _s(
+        "SELECT head, premises, unless, origin, extra FROM justifications "
+        "WHERE tenant=%s AND head=%s AND premises=%s AND unless=%s"
+    ),
     "DELETE FROM justifications WHERE head=? AND premises=? AND unless=?": _s(
         "DELETE FROM justifications WHERE tenant=%s AND head=%s AND premises=%s AND unless=%s"
     ),
@@ -239,8 +244,8 @@ STATEMENTS: dict[str, Statement] = {
         f"INSERT INTO meta (tenant, key, value) VALUES (%s,%s,%s) {_ON_META}"
     ),
     "DELETE FROM meta WHERE key=?": _s("DELETE FROM meta WHERE tenant=%s AND key=%s"),
-    "DELETE FROM meta WHERE key = 'setting:link_watches'": _s(
-        "DELETE FROM meta WHERE tenant=%s AND key = 'setting:link_watches'"
+    "DELETE FROM meta WHERE key = 'setting:link_groups'": _s(
+        "DELETE FROM meta WHERE tenant=%s AND key = 'setting:link_groups'"
     ),
     # ---- the atom index (stategraph.atom_index) -------------------------------------------
     "INSERT OR IGNORE INTO atoms VALUES (?, ?)": _s(
@@ -252,17 +257,14 @@ STATEMENTS: dict[str, Statement] = {
     "INSERT OR IGNORE INTO input_dates VALUES (?, ?)": _s(
         "INSERT INTO input_dates (tenant, predicate, date) VALUES (%s,%s,%s) ON CONFLICT DO NOTHING"
     ),
-    "DELETE FROM link_watches WHERE head = ?": _s(
-        "DELETE FROM link_watches WHERE tenant=%s AND head = %s"
+    "DELETE FROM group_watches WHERE key = ? AND grp = ?": _s(
+        "DELETE FROM group_watches WHERE tenant=%s AND key = %s AND grp = %s"
     ),
-    "SELECT head, key FROM link_watches WHERE head IN ({})": _s(
-        "SELECT head, key FROM link_watches WHERE tenant=%s AND head = ANY(%s)", ids=True
+    "INSERT OR IGNORE INTO group_watches VALUES (?, ?)": _s(
+        "INSERT INTO group_watches (tenant, key, grp) VALUES (%s,%s,%s) ON CONFLICT DO NOTHING"
     ),
-    "DELETE FROM link_watches WHERE key = ? AND head = ?": _s(
-        "DELETE FROM link_watches WHERE tenant=%s AND key = %s AND head = %s"
-    ),
-    "INSERT INTO link_watches VALUES (?, ?)": _s(
-        "INSERT INTO link_watches (tenant, key, head) VALUES (%s,%s,%s)"
+    "INSERT OR IGNORE INTO link_groups VALUES (?, ?)": _s(
+        "INSERT INTO link_groups (tenant, grp, head) VALUES (%s,%s,%s) ON CONFLICT DO NOTHING"
     ),
     "SELECT atom FROM atom_keys WHERE key = ?": _s(
         "SELECT atom FROM atom_keys WHERE tenant=%s AND key = %s"
@@ -291,11 +293,17 @@ STATEMENTS: dict[str, Statement] = {
     "SELECT 1 FROM input_dates WHERE date = ? LIMIT 1": _s(
         "SELECT 1 FROM input_dates WHERE tenant=%s AND date = %s LIMIT 1"
     ),
-    "SELECT head FROM link_watches WHERE key IN ({})": _s(
-        "SELECT head FROM link_watches WHERE tenant=%s AND key = ANY(%s)", ids=True
+    "SELECT grp FROM group_watches WHERE key IN ({})": _s(
+        "SELECT grp FROM group_watches WHERE tenant=%s AND key = ANY(%s)", ids=True
     ),
-    "SELECT head FROM link_watches WHERE key >= ? AND key < ?": _s(
-        "SELECT head FROM link_watches WHERE tenant=%s AND key >= %s AND key < %s"
+    "SELECT key FROM group_watches WHERE grp = ?": _s(
+        "SELECT key FROM group_watches WHERE tenant=%s AND grp = %s"
+    ),
+    "SELECT head FROM link_groups WHERE grp = ? ORDER BY head": _s(
+        "SELECT head FROM link_groups WHERE tenant=%s AND grp = %s ORDER BY head"
+    ),
+    "SELECT 1 FROM link_groups WHERE grp = ? LIMIT 1": _s(
+        "SELECT 1 FROM link_groups WHERE tenant=%s AND grp = %s LIMIT 1"
     ),
     "SELECT 1 FROM atoms LIMIT 1": _s("SELECT 1 FROM atoms WHERE tenant=%s LIMIT 1"),
     # ---- the review queue (stategraph.review_queue) ---------------------------------------

@@ -129,7 +129,17 @@ _V1 = [
     )""",
 ]
 
-MIGRATIONS: dict[int, list[str]] = {1: _V1}
+_V2 = [
+    # issue 23: linked memories grouped by their atoms, watches kept per group
+    f"""CREATE TABLE {SCHEMA}.link_groups (
+        {_T}, grp {_ID}, head {_ID}, PRIMARY KEY (tenant, grp, head)
+    )""",
+    f"""CREATE TABLE {SCHEMA}.group_watches (
+        {_T}, key {_ID}, grp {_ID}, PRIMARY KEY (tenant, key, grp)
+    )""",
+]
+
+MIGRATIONS: dict[int, list[str]] = {1: _V1, 2: _V2}
 """The statements that bring a database from the version before to this one."""
 
 SCHEMA_VERSION = max(MIGRATIONS)
@@ -148,6 +158,8 @@ TENANT_TABLES = (
     "atom_keys",
     "input_dates",
     "link_watches",
+    "link_groups",
+    "group_watches",
     "review_queue",
     "meta",
     "tenants",

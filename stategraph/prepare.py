@@ -9,19 +9,22 @@ checked where logic can decide them; and a supersession whose replacement still 
 same conclusions is marked compatible. The completed change is what the revision applies and
 what the log records.
 
-Cost: linking re-derives over every stored state that carries atoms whenever a change asserts
-states with atoms, so with rule packs on, adding a memory costs in proportion to the
-atom-carrying part of the store, not to the cone (retractions do not relink). Incremental
-linking (only the firings the new atoms take part in) is the way to lift this.
+Cost: linking costs what it changes (issue 23). With the store's atom index, a change
+relinks only the groups of memories (memories with the same atoms) watching a pattern its atoms
+match, evaluates each twice (before and after the change), and writes the justifications that
+differ: a new fact that a thousand memories' derivations do not take in costs two evaluations
+of their one group, not a thousand relinks; one that a thousand memories take in writes a
+thousand justifications and reads none of theirs whole.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from stategraph.candidates import Proposer
-from stategraph.linking import IncrementalLinker, Links, RuleLinker, parse_atom
+from stategraph.linking import GroupCache, IncrementalLinker, Links, RuleLinker, parse_atom
 from stategraph.model import Change, EdgeCheck, Justification, Origin, State
 from stategraph.policy import Policy
 from stategraph.revise import LinkWrites
@@ -29,10 +32,14 @@ from stategraph.store import Store
 from stategraph.terms import argument_terms
 
 if TYPE_CHECKING:
-    from stategraph.atom_index import LinkIndex
+    import clingo
 
-_WATCHES = "link_watches"
-"""The setting naming the packs for which every linked memory's watches are recorded."""
+    from stategraph.atom_index import LinkIndex, StoreInputs
+    from stategraph.linking import Group
+
+_GROUPS = "link_groups"
+"""The setting naming the packs for which every linked memory's group and watches are
+recorded (:mod:`stategraph.atom_index`)."""
 
 _REPLACEABLE = frozenset({Origin.recovered, Origin.assumed, Origin.rule})
 """Origins a rule derivation with the same premises replaces (or refreshes)."""
@@ -46,6 +53,29 @@ _UNREAD = "superseded"
 grounder could not read (:meth:`Preparer.unread_replacements`)."""
 
 __all__ = ["WITHHELD", "Preparer"]
+
+_Key = tuple[str, tuple[str, ...], tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class _Linked:
+    """What linking a change found (:meth:`Preparer._link`).
+
+    Attributes:
+        links: the derivations of the memories it linked (for checking candidates).
+        produced: rule justifications the rules now give (all of a relinked memory's, or,
+            linking by delta, those new or changed).
+        dropped: identities of rule justifications the rules no longer give.
+        stored: the stored justifications with those identities (or, relinking whole, every
+            justification of the relinked memories).
+        writes: what the atom index records.
+    """
+
+    links: Links
+    produced: dict[_Key, Justification]
+    dropped: set[_Key]
+    stored: dict[_Key, Justification]
+    writes: LinkWrites
 
 
 class Preparer:
@@ -83,6 +113,7 @@ class Preparer:
             except ValueError:  # recursive packs: link from scratch
                 self.incremental = None
         self._link_index: LinkIndex | None = None
+        self._groups = GroupCache()
         self.proposer = proposer
         self.assume = assume
         self.grounded_ahead: dict[tuple[str, int | None], tuple[str, ...]] = {}
@@ -170,13 +201,12 @@ class Preparer:
         """
         if self.linker is None or not change.remove_justifications:
             return change
-        heads = {j.head for j in change.remove_justifications}
         removed = {j.key for j in change.remove_justifications}
         # the origins a rule derivation leaves standing (link): declared, a judge's, a review's
         own = [
             j
-            for j in self.store.justifications_for(heads)
-            if j.key in removed and j.origin not in _REPLACEABLE
+            for j in self.store.justifications_by_key(sorted(removed)).values()
+            if j.origin not in _REPLACEABLE
         ]
         states = [st for h in sorted({j.head for j in own}) if (st := self._with_atoms(h))]
         if not states:
@@ -208,7 +238,7 @@ class Preparer:
         from stategraph.atom_index import StoreInputs
 
         atoms_of = {h.id: [parse_atom(a, h.id) for a in h.atoms] for h in heads}
-        return self.incremental.link(StoreInputs(index, {}), atoms_of)[0]
+        return self.incremental.link(StoreInputs(index, {}), atoms_of)
 
     def propose(self, change: Change) -> Change:
         """Give each derived state asserted without a basis its candidates, or an assumption.
@@ -342,20 +372,15 @@ class Preparer:
         stale: list[Justification] = []
         writes = LinkWrites()
         if self.linker is not None and any(s.atoms for s in new_states):
-            links, heads, writes, loaded = self._link(new_states)
-            produced = {j.key: j for j in links.justifications()}
-            # the justifications of the heads _link read from the store are not read again
-            rest = [h for h in heads if h not in loaded]
-            found = [j for h in heads if h in loaded for j in loaded[h]]
-            found += self.store.justifications_for(rest) if rest else []
-            stored = {j.key: j for j in sorted(found, key=lambda j: j.key)}
+            linked = self._link(new_states)
+            links, writes, stored = linked.links, linked.writes, linked.stored
             given = {j.key for j in change.add_justifications if j.origin not in _REPLACEABLE}
             # A rule derivation with the premises of a candidate or an assumption confirms
             # it (it becomes the rule justification); one the writer declares (stored, or in
             # this very change), or a judge or a reviewer recorded, stays as it is.
             added = [
                 j
-                for k, j in produced.items()
+                for k, j in sorted(linked.produced.items())
                 if k not in given
                 and (
                     k not in stored
@@ -366,13 +391,21 @@ class Preparer:
                     )
                 )
             ]
-            stale = [j for k, j in stored.items() if j.origin is Origin.rule and k not in produced]
+            stale = [
+                stored[k]
+                for k in sorted(linked.dropped)
+                if k in stored and stored[k].origin is Origin.rule
+            ]
+        # compatible: a head the rules now link through the replacement was linked through
+        # the superseded fact (only the heads linked through the replacement are read)
         compatible = frozenset(
             s.id
             for s in change.supersede
-            if added
-            and {j.head for j in self.store.citing(s.id) if j.origin is Origin.rule}
-            & {j.head for j in added if s.with_.id in j.premises}
+            if (through := {j.head for j in added if s.with_.id in j.premises})
+            and any(
+                j.origin is Origin.rule and s.id in j.premises
+                for j in self.store.justifications_for(sorted(through))
+            )
         )
         if not added and not stale:
             return change, links, compatible, writes
@@ -382,16 +415,14 @@ class Preparer:
         }
         return change.model_copy(update=update), links, compatible, writes
 
-    def _link(
-        self, new_states: list[State]
-    ) -> tuple[Links, list[str], LinkWrites, dict[str, list[Justification]]]:
-        """The derivations of every memory the new states can affect, which memories those
-        are, what the index must record, and the stored justifications of those of them it
-        read from the store (all of each one's).
+    def _link(self, new_states: list[State]) -> _Linked:
+        """What the rules now derive that they did not, and no longer derive that they did,
+        for every memory the new states can affect; and what the index must record.
 
-        Incrementally where the store has an atom index whose watches are complete for these
-        packs; otherwise every memory with atoms is linked from scratch (and, where there is
-        an index, its watches recorded so that the next change is incremental).
+        Incrementally where the store has an atom index whose groups are complete for these
+        packs (:meth:`_link_delta`); otherwise every memory with atoms is linked (and, where
+        there is an index, its group and watches recorded so that the next change is
+        incremental), and compared with everything stored for it.
         """
         assert self.linker is not None
         index = self._index()
@@ -403,29 +434,134 @@ class Preparer:
             states.update({s.id: s for s in new_states})
             derived = [s for s, st in states.items() if not self.policy.is_exogenous(st)]
             links = self.linker.link({s: st.atoms for s, st in states.items()}, derived)
-            return links, derived, LinkWrites(), {}
-        from stategraph.atom_index import StoreInputs
+            return self._against_stored(links, derived, LinkWrites())
+        from stategraph.atom_index import StoreInputs, group_key
 
         new = {s.id: [parse_atom(a, s.id) for a in s.atoms] for s in new_states if s.atoms}
         inputs = StoreInputs(index, new)
-        complete = self.store.get_setting(_WATCHES) == list(self.rules)
-        heads: dict[str, State] = {
-            s.id: s for s in new_states if s.atoms and not self.policy.is_exogenous(s)
-        }
-        loaded: dict[str, list[Justification]] = {}
-        if complete:
-            found = self.incremental.affected(index, inputs, (a for v in new.values() for a in v))
-            stored = self.store.subgraph(found - heads.keys(), full=True)
-            heads.update({sid: st for sid, st in stored.states.items() if st.atoms})
-            loaded = {sid: stored.justifications_of(sid) for sid in stored.states}
-        else:
-            for st in self.store.with_atoms():
-                if not self.policy.is_exogenous(st):
-                    heads.setdefault(st.id, st)
+        if self.store.get_setting(_GROUPS) == list(self.rules):
+            return self._link_delta(index, inputs, new, new_states)
+        self._groups.clear()
+        heads = {s.id: s for s in new_states if s.atoms and not self.policy.is_exogenous(s)}
+        for st in self.store.with_atoms():
+            if not self.policy.is_exogenous(st):
+                heads.setdefault(st.id, st)
         atoms = {sid: [parse_atom(a, sid) for a in st.atoms] for sid, st in heads.items()}
-        links, watches = self.incremental.link(inputs, atoms)
-        writes = LinkWrites(watches, None if complete else self.rules)
-        return links, sorted(heads), writes, loaded
+        ev = self.incremental.evaluation(inputs)
+        links = Links()
+        members: list[tuple[str, str]] = []
+        watched: dict[str, frozenset[str]] = {}
+        for head in sorted(heads):
+            found = ev.head(head, atoms[head])
+            if found:
+                links.derivations[head] = found
+            grp = group_key(atoms[head])
+            members.append((grp, head))
+            watched[grp] = ev.group(atoms[head]).keys
+        watches = tuple((k, g) for g in sorted(watched) for k in sorted(watched[g]))
+        writes = LinkWrites(tuple(members), watches, (), self.rules)
+        return self._against_stored(links, sorted(heads), writes)
+
+    def _against_stored(self, links: Links, heads: list[str], writes: LinkWrites) -> _Linked:
+        """Every derivation of these heads, against everything stored for them."""
+        produced = {j.key: j for j in links.justifications()}
+        found = self.store.justifications_for(heads) if heads else []
+        stored = {j.key: j for j in found}
+        dropped = {k for k, j in stored.items() if j.origin is Origin.rule and k not in produced}
+        return _Linked(links, produced, dropped, stored, writes)
+
+    def _link_delta(
+        self,
+        index: LinkIndex,
+        inputs: StoreInputs,
+        new: dict[str, list[clingo.Symbol]],
+        new_states: list[State],
+    ) -> _Linked:
+        """Delta linking (issue 23): only what the new atoms change.
+
+        The groups the new atoms concern (those watching a pattern they match) are evaluated
+        over the store as committed and with the change's atoms laid over it; only where the
+        two differ are the group's members read, and each is given what was added and what
+        was dropped. The stored justifications read are those with the identities added or
+        dropped, nothing else of a member. New derived memories get their group's
+        derivations whole. A group's derivations over the committed store are kept between
+        changes (:class:`~stategraph.linking.GroupCache`), so a group is evaluated once per
+        change that concerns it. What makes this exact is that every stored member's rule
+        links are its group's derivations over the committed store (the property suite
+        holds linking to :func:`~stategraph.linking.link_from_scratch` change after change).
+        """
+        from stategraph.atom_index import StoreInputs, group_atoms, group_key
+        from stategraph.linking import delta, rule_justification
+
+        assert self.incremental is not None
+        cache = self._groups
+        cache.settle(index.version(), self._stored_atoms)
+        affected = self.incremental.affected(index, inputs, (a for v in new.values() for a in v))
+        now = self.incremental.evaluation(inputs)
+        before = self.incremental.evaluation(StoreInputs(index, {}))
+        after: dict[str, Group] = {}
+
+        def current(grp: str, atoms: list[clingo.Symbol]) -> Group:
+            found = after.get(grp)
+            if found is None:
+                kept = None if grp in affected else cache.get(grp)
+                found = after[grp] = kept if kept is not None else now.group(atoms)
+            return found
+
+        links = Links()
+        produced: dict[tuple[str, tuple[str, ...], tuple[str, ...]], Justification] = {}
+        dropped: set[tuple[str, tuple[str, ...], tuple[str, ...]]] = set()
+        watch_add: list[tuple[str, str]] = []
+        watch_drop: list[tuple[str, str]] = []
+        for grp in sorted(affected):
+            atoms = group_atoms(grp)
+            old = cache.get(grp) or before.group(atoms)
+            cur = current(grp, atoms)
+            watch_add += [(k, grp) for k in sorted(cur.keys - old.keys)]
+            watch_drop += [(k, grp) for k in sorted(old.keys - cur.keys)]
+            if old.by_key == cur.by_key:
+                continue
+            own = old.states | cur.states
+            shared = delta(old.derivations, cur.derivations)
+            for head in index.members(grp):
+                if head in own:
+                    added, gone = delta(before.head(head, atoms), now.head(head, atoms))
+                    links.derivations[head] = now.head(head, atoms)
+                else:
+                    added, gone = shared
+                    links.derivations[head] = cur.derivations
+                for d in added:
+                    j = rule_justification(head, d)
+                    produced[j.key] = j
+                for d in gone:
+                    dropped.add(rule_justification(head, d).key)
+        members: list[tuple[str, str]] = []
+        fresh: set[str] = set()
+        for st in new_states:
+            if not st.atoms or self.policy.is_exogenous(st):
+                continue
+            atoms = new[st.id]
+            grp = group_key(atoms)
+            group = current(grp, atoms)
+            found = now.head(st.id, atoms) if st.id in group.states else group.derivations
+            if found:
+                links.derivations[st.id] = found
+            for d in found:
+                j = rule_justification(st.id, d)
+                produced[j.key] = j
+            members.append((grp, st.id))
+            if grp not in affected and grp not in fresh and not index.has_group(grp):
+                fresh.add(grp)
+                watch_add += [(k, grp) for k in sorted(group.keys)]
+        if self._stored_atoms(new_states[0].id) is None:  # else the change will fail
+            cache.expect(new_states[0], after)
+        stored = self.store.justifications_by_key(sorted({*produced, *dropped}))
+        writes = LinkWrites(tuple(members), tuple(watch_add), tuple(watch_drop))
+        return _Linked(links, produced, dropped, stored, writes)
+
+    def _stored_atoms(self, sid: str) -> tuple[str, ...] | None:
+        found = self.store.state(sid)
+        return None if found is None else found[0].atoms
 
     def _index(self) -> LinkIndex | None:
         """The store's atom index, where it keeps one (the SQLite store does)."""

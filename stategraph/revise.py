@@ -61,13 +61,17 @@ class LinkWrites:
     """What the store's atom index records with a revision (:mod:`stategraph.atom_index`).
 
     Attributes:
-        watches: the lookup keys each relinked memory's linking evaluated (replacing its
-            old ones).
-        complete: the packs for which every linked memory's watches are now recorded (set
-            after a change that linked every memory), or None to leave that as it is.
+        members: ``(group, head)``: linked memories joining their groups.
+        watch_add: ``(key, group)``: lookup keys groups' linking now evaluates.
+        watch_drop: ``(key, group)``: lookup keys it no longer does.
+        complete: the packs for which every linked memory's group and watches are now
+            recorded (set after a change that linked every memory), or None to leave that
+            as it is.
     """
 
-    watches: dict[str, frozenset[str]] = field(default_factory=dict)
+    members: tuple[tuple[str, str], ...] = ()
+    watch_add: tuple[tuple[str, str], ...] = ()
+    watch_drop: tuple[tuple[str, str], ...] = ()
     complete: tuple[str, ...] | None = None
 
 

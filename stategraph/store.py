@@ -25,6 +25,7 @@ the file, and a file of another version is refused with a clear message instead 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -222,6 +223,10 @@ class Store(Protocol):
         """Which of these justification identities are stored."""
         ...
 
+    def justifications_by_key(self, keys: Iterable[JustKey]) -> dict[JustKey, Justification]:
+        """The stored justifications with these identities (a head's others are not read)."""
+        ...
+
     def citing(self, state_id: str) -> list[Justification]:
         """Justifications that cite a state as a premise."""
         ...
@@ -399,6 +404,16 @@ def _ids(text: str) -> tuple[str, ...]:
     return tuple(text[2:-2].split('","'))
 
 
+@functools.lru_cache(maxsize=4096)
+def _rules_only(extra: str) -> tuple[str, ...] | None:
+    """The rules of an ``extra`` column that holds nothing else (a rule justification's: a few
+    hundred distinct ones are read over and over, issue 23), else None."""
+    more = json.loads(extra)
+    if more["checked"] or more["notes"] or more.get("proposed"):
+        return None
+    return tuple(more["rules"])
+
+
 def _justification(head: str, premises: str, unless: str, origin: str, extra: str) -> Justification:
     fields: dict[str, Any] = {
         "head": head,
@@ -410,7 +425,9 @@ def _justification(head: str, premises: str, unless: str, origin: str, extra: st
         "rules": (),
         "proposed": {},
     }
-    if extra:
+    if extra and (rules := _rules_only(extra)) is not None:
+        fields["rules"] = rules
+    elif extra:
         more = json.loads(extra)
         fields["checked"] = {k: EdgeCheck(v) for k, v in more["checked"].items()}
         fields["notes"] = more["notes"]
@@ -844,6 +861,22 @@ class SQLiteStore:
         found = self._justifications_of({k[0] for k in wanted})
         return {j.key for j in found} & wanted
 
+    def justifications_by_key(self, keys: Iterable[JustKey]) -> dict[JustKey, Justification]:
+        """The stored justifications with these identities, one primary-key lookup each (a
+        head's other justifications are not read: linking a change asks about the few its
+        derivations add or drop, issue 23)."""
+        sql = (
+            "SELECT head, premises, unless, origin, extra FROM justifications "
+            "WHERE head=? AND premises=? AND unless=?"
+        )
+        out: dict[JustKey, Justification] = {}
+        execute = self.conn.execute
+        for key in dict.fromkeys(keys):
+            row = execute(sql, (key[0], ids_json(key[1]), ids_json(key[2]))).fetchone()
+            if row is not None:
+                out[key] = _justification(*row)
+        return out
+
     def citing(self, state_id: str) -> list[Justification]:
         """Justifications that cite a state as a premise."""
         heads = self.heads_citing([state_id])
@@ -1088,12 +1121,15 @@ class SQLiteStore:
                 self.conn.executemany(sql, rows)
         if writes.new_states:
             self.index_terms(writes.new_states)
-        if writes.new_states or writes.link.watches:
-            atom_index.write(self.conn, writes.new_states, writes.link.watches)
-        if writes.link.complete is not None:
+        link = writes.link
+        if writes.new_states or link.members or link.watch_add or link.watch_drop:
+            atom_index.write(
+                self.conn, writes.new_states, link.members, link.watch_add, link.watch_drop
+            )
+        if link.complete is not None:
             self.conn.execute(
                 "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                ("setting:link_watches", canonical_json(list(writes.link.complete))),
+                ("setting:link_groups", canonical_json(list(link.complete))),
             )
         if writes.added:
             self.add_justifications(writes.added)

@@ -51,6 +51,7 @@ __all__ = [
     "Inputs",
     "PackProgram",
     "atom_key",
+    "carrier_key",
     "compile_packs",
     "next_date_key",
     "pattern_keys",
@@ -326,6 +327,12 @@ def pattern_keys(atom: clingo.Symbol) -> tuple[str, ...]:
         bound = {i: a for i, a in enumerate(args) if mask >> i & 1}
         keys.append(atom_key(atom.name, len(args), bound))
     return tuple(keys)
+
+
+def carrier_key(atom: clingo.Symbol) -> str:
+    """The key of a lookup of the memories carrying a ground atom (which changes with every
+    new carrier; :func:`pattern_keys` change only when an atom is new to the inputs)."""
+    return "carriers|" + pattern_keys(atom)[-1]
 
 
 def next_date_key(date: str, predicate: str) -> str:

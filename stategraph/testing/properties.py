@@ -282,8 +282,9 @@ def assert_links_from_scratch(memory: Memory, where: str = "") -> None:
     """The rule justifications ``memory`` holds are those its rule packs give its states
     linked from scratch with clingo (:func:`~stategraph.linking.link_from_scratch`).
 
-    Linking is incremental (a new memory relinks only the memories watching what its atoms
-    match), so a missed watch or a stale date shows up here as a difference.
+    Linking is incremental (a new memory relinks only the groups of memories watching what its
+    atoms match, and writes only the justifications that differ), so a missed watch, a stale
+    date or a wrong delta shows up here as a difference.
 
     Raises:
         AssertionError: listing the links only one side has.

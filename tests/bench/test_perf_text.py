@@ -18,6 +18,9 @@ KEYS = {
     "relink_adds",
     "worker_peak_rss_mb",
     "grounded_ahead",
+    "justifications_per_add",
+    "justifications_per_add_max",
+    "import_s",
 }
 
 
@@ -30,3 +33,15 @@ def test_a_tiny_run_measures_everything() -> None:
     assert figures["relink_adds"] == 2 and figures["relink_add_p50_ms"] > 0
     doc = {"text": {"80": figures}, "machine": {"python": "3", "clingo": "5", "cores": 2}}
     assert "from scratch" in render_text(doc) and "80" in render_text(doc)
+
+
+def test_a_tiny_dense_run_writes_rule_links_and_renders_beside_the_sparse_one() -> None:
+    options = TextPerfOptions(
+        sizes=[60], adds=10, revisions=2, relink_adds=1, relink_budget_s=30, workload="dense"
+    )
+    figures = measure_size(60, options)
+    assert set(figures) == KEYS
+    assert figures["justifications_per_add_max"] > 0  # dense adds write rule links
+    machine = {"python": "3", "clingo": "5", "cores": 2}
+    table = render_text({"text": {"60": figures}, "dense": {"60": figures}, "machine": machine})
+    assert "dense" in table and "sparse" in table

@@ -14,6 +14,14 @@ clingo's grounding shows up here as a difference. Linking from scratch shares th
 the atom parser and the firings with the incremental linker, so the links must also be those
 of oracle (e), which shares no code with linking: the packs grounded by clingo over every
 atom at once and read back from the ground program (``oracles/grounded_links.py``).
+
+The dense histories (issue 23) draw from a few atoms many memories share: moves between three
+cities in two months, the commute beliefs, broadband to-dos, local services and reminders that
+rest on them, a repeated dose; derived memories may also carry a fact's atom (so that a
+member of a group cites itself and has derivations of its own). There a new fact concerns
+whole groups of memories at once, and a broadband to-do's pairs of moves pass the linker's
+cap of 64 alternatives, so delta linking's before/after evaluation, its per-member deltas and
+the cache of groups between changes are all held to linking from scratch.
 """
 
 from __future__ import annotations
@@ -132,6 +140,60 @@ def test_incremental_linking_equals_linking_from_scratch(
         reached |= {"a rule link"} if links else set()
         reached |= {"a rule link with unless"} if any(j.unless for j in links) else set()
     reach.note(reached, "linking")
+
+
+_CITIES = ("beijing", "shanghai", "shenzhen")
+_MOVES = tuple(
+    (f'moves(user,{a},{b},"{m}")',)
+    for a in _CITIES
+    for b in _CITIES
+    if a != b
+    for m in ("2026-01", "2026-02")
+)
+DENSE_FACTS = (*_MOVES, ('dose(user,metformin,"500mg")', "takes(user,metformin)"))
+DENSE_DERIVED = (
+    *((f"commute_city(user,{c})",) for c in _CITIES),
+    *((f"local_service(user,broadband,{c})",) for c in _CITIES),
+    ("around(user,move)", "cancel_utility(user,broadband)"),
+    ("cancel_utility(user,broadband)", "around(user,move)"),
+    ("recommend(user,restaurants,shenzhen)",),
+    ('med_reminder(user,metformin,"500mg")',),
+)
+
+dense_step = st.one_of(
+    st.tuples(st.just("fact"), st.integers(0, len(DENSE_FACTS) - 1), st.just(0)),
+    st.tuples(
+        st.just("derived"),
+        st.integers(0, len(DENSE_DERIVED) - 1),
+        st.integers(-len(DENSE_FACTS), len(DENSE_FACTS) - 1),  # < 0: no fact's atom too
+    ),
+    st.tuples(st.just("supersede"), st.integers(0, 10_000), st.integers(0, len(DENSE_FACTS) - 1)),
+    st.tuples(st.just("retract"), st.integers(0, 10_000), st.just(0)),
+)
+
+
+@given(st.lists(dense_step, min_size=1, max_size=40))
+def test_incremental_linking_equals_linking_from_scratch_on_dense_histories(
+    steps: list[tuple[str, int, int]],
+) -> None:
+    mem = Memory(rules=list_packs(), candidates=None)
+    facts: list[str] = []
+    for n, (op, pick, arg) in enumerate(steps, 1):
+        sid = f"m{n:03d}"
+        if op == "fact":
+            mem.add({"id": sid, "kind": "fact", "atoms": list(DENSE_FACTS[pick])})
+            facts.append(sid)
+        elif op == "derived":
+            atoms = list(DENSE_DERIVED[pick]) + (list(DENSE_FACTS[arg]) if arg >= 0 else [])
+            kind = ("belief", "plan", "action")[pick % 3]
+            mem.add({"id": sid, "kind": kind, "atoms": atoms})
+        elif op == "supersede" and facts:
+            old = facts.pop(pick % len(facts))
+            mem.supersede(old, {"id": sid, "kind": "fact", "atoms": list(DENSE_FACTS[arg])})
+            facts.append(sid)
+        elif op == "retract" and facts:
+            mem.retract(facts.pop(pick % len(facts)))
+        assert_links_from_scratch(mem, f"after step {n}: {op}")
 
 
 def _basis(j: Justification) -> dict[str, object]:

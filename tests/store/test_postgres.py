@@ -263,6 +263,26 @@ def database() -> Iterator[str]:
             conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
 
 
+def test_a_version_1_database_is_migrated_to_group_watches_and_links(database: str) -> None:
+    import psycopg
+
+    from stategraph.grounding.packs import list_packs
+    from stategraph.pgschema import MIGRATIONS
+
+    with psycopg.connect(database, autocommit=True) as conn:
+        for statement in MIGRATIONS[1]:
+            conn.execute(statement)
+        conn.execute("INSERT INTO stategraph.stategraph_schema (one, version) VALUES (TRUE, 1)")
+    with Memory(database + "?tenant=t1", rules=list_packs(), candidates=None) as mem:
+        mem.add({"id": "f", "kind": "fact", "atoms": ['moves(user,beijing,shenzhen,"2026-12")']})
+        mem.add({"id": "b", "kind": "belief", "atoms": ["commute_city(user,shenzhen)"]})
+        mem.add({"id": "g", "kind": "fact", "atoms": ['moves(user,shanghai,shenzhen,"2027-01")']})
+        assert {j.premises for j in mem.justifications("b")} == {("f",), ("g",)}
+    with psycopg.connect(database, autocommit=True) as conn:
+        (version,) = conn.execute("SELECT version FROM stategraph.stategraph_schema").fetchone()
+        assert version == 2
+
+
 def test_schemas_are_versioned_and_a_newer_one_is_refused(database: str) -> None:
     import psycopg
 
@@ -272,7 +292,7 @@ def test_schemas_are_versioned_and_a_newer_one_is_refused(database: str) -> None
         mem.fact("a")
     with psycopg.connect(database, autocommit=True) as conn:
         (version,) = conn.execute("SELECT version FROM stategraph.stategraph_schema").fetchone()
-        assert version == 1
+        assert version == 2
         conn.execute("UPDATE stategraph.stategraph_schema SET version = 99")
     with pytest.raises(StoreError, match="schema version 99"):
         open_store(database + "?tenant=t1")

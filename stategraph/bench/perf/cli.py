@@ -32,6 +32,7 @@ PERF_OPTIONS = (
     "profile",
     "perf_systems",
     "text",
+    "workload",
 )
 """Attribute names of the options only ``bench perf`` reads."""
 
@@ -67,6 +68,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="the cost of writing text memories (import, add, revise) instead: see "
         "stategraph.bench.perf.text; --sizes defaults to 1e3,1e4,1e5, --budget bounds the "
         "from-scratch linker per size (60)",
+    )
+    g.add_argument(
+        "--workload",
+        choices=["sparse", "dense", "both"],
+        help="with --text: the household stream (sparse, the default), the dense one where "
+        "thousands of memories share a pattern (stategraph.bench.perf.densegen), or both",
     )
     g.add_argument(
         "--perf-system",
@@ -130,6 +137,8 @@ def _run_text(args: argparse.Namespace) -> int:
         options.seed = args.seed
     if args.budget is not None:
         options.relink_budget_s = args.budget
+    if args.workload is not None:
+        options.workloads = ["sparse", "dense"] if args.workload == "both" else [args.workload]
     doc = run_text(options)
     print(json.dumps(doc, indent=2, sort_keys=True) if args.json else render_text(doc))
     return 0

@@ -1,8 +1,11 @@
 """``stategraph bench perf --text``: the cost of writing text memories, against store size.
 
 An agent writes memories all day; revising is rarer. This measures the write path with the
-rule packs and the grounder on, on the seeded workload of :mod:`stategraph.bench.perf.textgen`
-(the four pack domains in English and Chinese among unrelated memories), at each size:
+rule packs and the grounder on, on a seeded workload, at each size: the *sparse* one of
+:mod:`stategraph.bench.perf.textgen` (the four pack domains in English and Chinese among
+unrelated memories, a new memory meeting few others) and, with ``--workload dense`` or
+``both``, the *dense* one of :mod:`stategraph.bench.perf.densegen` (moves between six cities,
+one drug, and the thousands of memories resting on them: issue 23):
 
 - ``import_per_s``: :func:`~stategraph.importing.import_memories` of the first ``SIZE``
   memories into a new SQLite file (one transaction, every memory written as ``add`` would),
@@ -10,6 +13,9 @@ rule packs and the grounder on, on the seeded workload of :mod:`stategraph.bench
   ``import_one_process_per_s``: the same import grounding every text itself (run first);
 - ``add_p50_ms`` / ``add_p99_ms``: then ``adds`` more memories, one ``Memory.add`` each, as
   an agent calls it;
+- ``justifications_per_add`` / ``justifications_per_add_max``: the rule justifications those
+  adds added or removed, on average and at most (what delta linking writes);
+- ``import_s``: the import's seconds (its ratio between sizes is the growth of N adds);
 - ``revise_p50_ms``: then ``revisions`` changes (a fact superseded or retracted), each alone;
 - ``peak_rss_mb``: the peak resident memory of the process that did all that (and
   ``relink_peak_rss_mb``: after the from-scratch reference below, which loads every memory);
@@ -55,6 +61,19 @@ class TextPerfOptions:
     revisions: int = 30
     relink_budget_s: float = 60.0
     relink_adds: int = 20
+    workloads: list[str] = field(default_factory=lambda: ["sparse"])
+    workload: str = "sparse"
+    """The workload :func:`measure_size` measures (``run_text`` sets it for each process)."""
+
+
+def _generate(options: TextPerfOptions, n: int) -> Any:
+    if options.workload == "dense":
+        from stategraph.bench.perf.densegen import generate as dense
+
+        return dense(n, options.seed)
+    from stategraph.bench.perf.textgen import generate
+
+    return generate(n, options.seed)
 
 
 def _ms(seconds: list[float], q: float) -> float:
@@ -65,13 +84,12 @@ def _ms(seconds: list[float], q: float) -> float:
 def measure_size(size: int, options: TextPerfOptions) -> dict[str, Any]:
     """Everything measured at one size, in this process."""
     from stategraph import Memory
-    from stategraph.bench.perf.textgen import generate
     from stategraph.grounding import ground
     from stategraph.importing import GROUND_AHEAD_AFTER, import_memories
 
     ground("The user flies to Tokyo on 2026-05-10")  # load the pipelines: not timed
     ground("用户计划 2026-12 从上海搬到深圳")
-    workload = generate(size + options.adds, options.seed)
+    workload = _generate(options, size + options.adds)
     settings = {"rules": "all", "grounder": "stategraph.rule_grounder.v1"}
     with tempfile.TemporaryDirectory(prefix="stategraph-text-") as tmp:
         path = Path(tmp) / "memory.db"
@@ -91,13 +109,14 @@ def measure_size(size: int, options: TextPerfOptions) -> dict[str, Any]:
 
         mem = Memory(path, **settings)  # type: ignore[arg-type]
         memories = list(workload.memories(size, size + options.adds))
-        adds, linked = [], []
+        adds, linked, written = [], [], []
         for m in memories:
             t = time.perf_counter()
-            mem.add(m.state())
+            report = mem.add(m.state())
             adds.append(time.perf_counter() - t)
             if m.atoms:
                 linked.append(adds[-1])
+            written.append(_rule_links(report))
         revises = []
         for change in workload.changes(options.revisions):
             t = time.perf_counter()
@@ -113,7 +132,10 @@ def measure_size(size: int, options: TextPerfOptions) -> dict[str, Any]:
         "import_one_process_per_s": round(size / one_process_s, 1),
         "add_p50_ms": _ms(adds, 0.5),
         "add_p99_ms": _ms(adds, 0.99),
-        "linked_add_p50_ms": _ms(linked, 0.5),
+        "linked_add_p50_ms": _ms(linked, 0.5) if linked else 0.0,
+        "justifications_per_add": round(sum(written) / max(len(written), 1), 1),
+        "justifications_per_add_max": max(written, default=0),
+        "import_s": round(default_s, 2),
         "revise_p50_ms": _ms(revises, 0.5),
         "peak_rss_mb": round(peak, 1),
         "relink_peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
@@ -122,6 +144,16 @@ def measure_size(size: int, options: TextPerfOptions) -> dict[str, Any]:
         "relink_add_p50_ms": _ms(relink, 0.5) if relink else None,
         "relink_adds": len(relink),
     }
+
+
+def _rule_links(report: Any) -> int:
+    """The rule justifications a revision added or removed."""
+    from stategraph.model import Origin
+
+    change = report.change
+    return sum(
+        j.origin is Origin.rule for j in (*change.add_justifications, *change.remove_justifications)
+    )
 
 
 class _Records(logging.Handler):
@@ -177,22 +209,20 @@ def _relink_adds(path: Path, memories: list[Any], options: TextPerfOptions) -> l
 
 
 def run_text(options: TextPerfOptions) -> dict[str, Any]:
-    """Every size, each in a fresh process: ``{"text": {SIZE: figures}, ...}``."""
-    out: dict[str, Any] = {"text": {}, "options": asdict(options), "machine": _machine()}
-    for size in options.sizes:
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "stategraph.bench.perf.text",
-                str(size),
-                json.dumps(asdict(options)),
-            ],
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-        out["text"][str(size)] = json.loads(done.stdout)
+    """Every workload and size, each in a fresh process: ``{"text": {SIZE: figures}}`` for the
+    sparse workload, ``{"dense": {SIZE: figures}}`` for the dense one."""
+    out: dict[str, Any] = {"options": asdict(options), "machine": _machine()}
+    for workload in options.workloads:
+        table = out["text" if workload == "sparse" else workload] = {}
+        for size in options.sizes:
+            args = {**asdict(options), "workload": workload}
+            done = subprocess.run(
+                [sys.executable, "-m", "stategraph.bench.perf.text", str(size), json.dumps(args)],
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            table[str(size)] = json.loads(done.stdout)
     return out
 
 
@@ -211,33 +241,41 @@ def _machine() -> dict[str, Any]:
 
 
 def render_text(doc: dict[str, Any]) -> str:
-    """A plain table, one row per size."""
-    head = ["memories", "import/s", "one process", "add p50", "add p99", "linked add p50"]
-    head += ["revise p50", "peak RSS", "worker RSS", "from scratch"]
+    """A plain table, one row per workload and size."""
+    head = ["workload", "memories", "import/s", "one process", "add p50", "add p99"]
+    head += ["linked add p50", "links/add", "revise p50", "peak RSS", "worker RSS", "from scratch"]
     rows = [head]
-    for size, r in doc["text"].items():
-        scratch, linked = r["relink_add_p50_ms"], max(r["linked_add_p50_ms"], 1e-3)
-        rows.append(
-            [
-                f"{int(size):,}",
-                f"{r['import_per_s']:.0f}",
-                f"{r['import_one_process_per_s']:.0f}",
-                f"{r['add_p50_ms']:.1f} ms",
-                f"{r['add_p99_ms']:.1f} ms",
-                f"{r['linked_add_p50_ms']:.1f} ms",
-                f"{r['revise_p50_ms']:.1f} ms",
-                f"{r['peak_rss_mb']:.0f} MB",
-                "-" if r.get("worker_peak_rss_mb") is None else f"{r['worker_peak_rss_mb']:.0f} MB",
-                "-" if scratch is None else f"{scratch:.0f} ms ({scratch / linked:.0f}x)",
-            ]
-        )
+    for workload, key in (("sparse", "text"), ("dense", "dense")):
+        for size, r in doc.get(key, {}).items():
+            scratch, linked = r["relink_add_p50_ms"], max(r["linked_add_p50_ms"], 1e-3)
+            rows.append(
+                [
+                    workload,
+                    f"{int(size):,}",
+                    f"{r['import_per_s']:.0f}",
+                    f"{r['import_one_process_per_s']:.0f}",
+                    f"{r['add_p50_ms']:.1f} ms",
+                    f"{r['add_p99_ms']:.1f} ms",
+                    f"{r['linked_add_p50_ms']:.1f} ms",
+                    "-"
+                    if "justifications_per_add" not in r
+                    else f"{r['justifications_per_add']:.1f}",
+                    f"{r['revise_p50_ms']:.1f} ms",
+                    f"{r['peak_rss_mb']:.0f} MB",
+                    "-"
+                    if r.get("worker_peak_rss_mb") is None
+                    else f"{r['worker_peak_rss_mb']:.0f} MB",
+                    "-" if scratch is None else f"{scratch:.0f} ms ({scratch / linked:.0f}x)",
+                ]
+            )
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
     m = doc["machine"]
     lines.append(
         f"text memories, one add at a time after an import; one process: the import grounding "
         f"every text itself, worker: the process grounding ahead beside it otherwise; "
-        f"linked: adds of memories with atoms; "
+        f"linked: adds of memories with atoms; links/add: rule justifications an add wrote "
+        f"(added or removed); "
         f"from scratch: their p50 relinking every memory (and its ratio to incremental); "
         f"Python {m['python']}, clingo "
         f"{m['clingo']}, {m['cores']} cores"
