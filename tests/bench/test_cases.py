@@ -164,9 +164,14 @@ def test_tags_agree_with_gold() -> None:
 TEXT_DOMAINS = {"relocation", "scheduling", "health", "finance"}
 
 
+HANDED_OVER = {"pets-en-i07": "its silent miss led blockers to be ranked (issue 21)"}
+"""Text cases outside the packs' domains that work was developed on, and what it was."""
+
+
 def test_text_track_outside_the_rule_packs_is_blind() -> None:
     """Text cases in domains no rule pack covers measure candidate proposal and the judge;
-    they are never used to develop the grounding, so they stay blind."""
+    they are never used to develop the grounding, so they stay blind, unless one was handed
+    over to candidate work (and so named here)."""
     for c in shipped_cases():
         if c.track == "text" and c.domain not in TEXT_DOMAINS:
-            assert "blind" in c.tags, c.id
+            assert ("blind" in c.tags) != (c.id in HANDED_OVER), c.id

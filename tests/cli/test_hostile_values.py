@@ -84,7 +84,8 @@ def test_an_integer_past_pythons_digit_limit_is_one_error(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     path = tmp_path / "change.yaml"
-    path.write_text("retract:\n  - " + "1" * 5000 + "\n")
+    # an id place keeps the digits as the id they spell: a value place builds the integer
+    path.write_text("assert:\n  - {id: a, text: x, metadata: {n: " + "1" * 5000 + "}}\n")
     code, _, err = run(capsys, "revise", str(tmp_path / "m.db"), "--change", str(path))
     assert code == EXIT_INPUT and "change.yaml:2" in one_error_line(err)
 
