@@ -199,6 +199,11 @@ class PostgresStore(SQLiteStore):
         rows: Iterator[tuple[Any, ...]] = iter(self._tc.ids(sql, unique))
         return rows
 
+    def _data_version(self) -> int | None:
+        """None: PostgreSQL has no counter of other sessions' commits, so nothing a commit
+        kept in this process stands in for what the tables hold."""
+        return None
+
     def postings(self, term: str, limit: int) -> list[tuple[int, str, int]]:
         """The newest ``limit`` memories carrying a term, joined to their documents in one
         statement (the SQLite store's cache of documents is for a file only its own writers

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from stategraph.model import Entry, Report, Truth, Verdict
 from stategraph.revlog import UnreadableColumn, unpack
 
-__all__ = ["SCHEMA", "Flag", "fill", "flag", "flags", "record", "undefined_ids"]
+__all__ = ["SCHEMA", "Flag", "Moved", "fill", "flag", "flags", "record", "undefined_ids"]
 
 SCHEMA = """
 -- The states waiting for review (stategraph.review_queue): the entry that flagged each.
@@ -47,19 +48,38 @@ Flag = tuple[str, int, Entry | None]
 (None for a state the change asserted undefined)."""
 
 
-def record(conn: sqlite3.Connection, seq: int, report: Report) -> None:
+@dataclass(frozen=True)
+class Moved:
+    """What one revision did to the queue: the ids it dropped, and the rows
+    ``(id, seq, entry)`` it wrote (each replacing any row of its id)."""
+
+    dropped: frozenset[str]
+    added: tuple[tuple[str, int, str], ...]
+
+
+def record(
+    conn: sqlite3.Connection, seq: int, report: Report, queued: set[str] | None = None
+) -> Moved:
     """Bring the queue up to date with one revision (inside its commit's transaction).
 
     Every state the change acted on leaves the queue (retracted, superseded, or asserted: a new
     state enters it only if it is undefined); every graded state enters it if its verdict is
     ``needs_confirmation`` and leaves it otherwise.
+
+    Args:
+        conn: the store's connection, inside the commit's transaction.
+        seq: the revision's log sequence number.
+        report: the revision's report.
+        queued: which of the states the report names are queued now, if the caller read
+            them already (a commit does, for the tables' digest); else they are read here.
     """
-    named = sorted({c.id for c in report.changed} | {e.id for e in report.entries})
-    queued: set[str] = set()
-    for i in range(0, len(named), 500):  # only the states this revision names: never the queue
-        chunk = named[i : i + 500]
-        sql = f"SELECT id FROM review_queue WHERE id IN ({','.join('?' * len(chunk))})"
-        queued.update(r[0] for r in conn.execute(sql, chunk))
+    if queued is None:
+        named = sorted({c.id for c in report.changed} | {e.id for e in report.entries})
+        queued = set()
+        for i in range(0, len(named), 500):  # only the states this revision names: never the queue
+            chunk = named[i : i + 500]
+            sql = f"SELECT id FROM review_queue WHERE id IN ({','.join('?' * len(chunk))})"
+            queued.update(r[0] for r in conn.execute(sql, chunk))
     drop: set[str] = set()
     add: list[tuple[str, int, str]] = []
     for c in report.changed:
@@ -76,6 +96,7 @@ def record(conn: sqlite3.Connection, seq: int, report: Report) -> None:
         conn.executemany("DELETE FROM review_queue WHERE id=?", [(i,) for i in sorted(drop)])
     if add:
         conn.executemany("INSERT OR REPLACE INTO review_queue VALUES (?,?,?)", add)
+    return Moved(frozenset(drop), tuple(add))
 
 
 def fill(conn: sqlite3.Connection) -> None:

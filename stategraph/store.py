@@ -32,6 +32,7 @@ import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -464,6 +465,11 @@ class SQLiteStore:
     """Postings read, by term: ``(limit, postings)`` (:meth:`postings`); None where the store
     keeps none (the PostgreSQL store, which does not open the file this does)."""
 
+    _sums: tuple[int, tuple[int, str], Sums] | None = None
+    """The tables' sums this connection's last commit kept, with ``PRAGMA data_version``
+    then and the head it wrote: the next commit takes them from here while no other
+    connection has written since (:meth:`_tables_base`)."""
+
     def __init__(
         self, path: str | Path = ":memory:", *, busy_timeout: float = 30.0, create: bool = True
     ) -> None:
@@ -689,6 +695,7 @@ class SQLiteStore:
         self._docs.clear()
         if self._postings is not None:
             self._postings.clear()
+        self._sums = None
         atom_index.rolled_back(self.conn)
 
     # ---- reading ------------------------------------------------------------------------
@@ -956,6 +963,10 @@ class SQLiteStore:
         kept[term] = (limit, out := self._read_postings(term, limit))
         return out
 
+    def _data_version(self) -> int | None:
+        """SQLite's ``PRAGMA data_version``: it changes when another connection commits."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
     def _read_postings(self, term: str, limit: int) -> list[tuple[int, str, int]]:
         sql = "SELECT doc FROM terms WHERE term = ? ORDER BY doc DESC LIMIT ?"
         seqs = [r[0] for r in self.conn.execute(sql, (term, limit))]
@@ -1066,15 +1077,15 @@ class SQLiteStore:
                 ``attempts=1``: the caller decides whether to recompute).
         """
         with self.transaction():
-            if expect_head is not None and self._last() != expect_head:
+            last = self._last()
+            if expect_head is not None and last != expect_head:
                 raise ConcurrentChangeError(self.path, 1)
             report = revision.report
-            base, config = self._tables_base(config)
-            keys = _touched(revision.writes, report)
-            before = self._rows_sums(keys)
+            base, config = self._tables_base(config, head=last)
+            rows = self._touched_rows(_touched(revision.writes, report))
             self._write(revision.writes)
-            review_queue.record(self.conn, self._last()[0] + 1, report)
-            sums = base.moved(before, self._rows_sums(keys))
+            queue = review_queue.record(self.conn, last[0] + 1, report, set(rows.review))
+            sums = rows.moved(base, revision.writes, queue)
             entry = self.append(
                 (asked or report.change).model_dump_json(by_alias=True),
                 report.model_dump_json(by_alias=True),
@@ -1083,6 +1094,9 @@ class SQLiteStore:
                 calls,
             )
             self.keep_sums(entry.seq, sums)
+            version = self._data_version()
+            if version is not None:
+                self._sums = (version, (entry.seq, entry.hash), sums)
             fresh = [c for c in calls if c.answer is not None and not c.cached]
             if fresh:
                 self.conn.executemany(
@@ -1153,23 +1167,34 @@ class SQLiteStore:
     # ---- the tables' digest (stategraph.tables) -------------------------------------------
 
     def _tables_base(
-        self, config: dict[str, Any], before: Sums | None = None
+        self,
+        config: dict[str, Any],
+        before: Sums | None = None,
+        head: tuple[int, str] | None = None,
     ) -> tuple[Sums, dict[str, Any]]:
         """The tables' sums as the log's head says they are, before a write (and the config
         to log with it: marked when the sums were rebased by an acknowledgement). A log from
         before the digest starts from the tables as they were before the write: ``before``,
         if they were read then, else read now.
 
+        ``head``, the log's head as the caller read it in this transaction, lets the sums this
+        connection's last commit kept stand in for ``meta``: they are the same while the head is
+        the one that commit wrote and no other connection has written since.
+
         Raises:
             LogIntegrityError: the head carries a digest that the sums kept in ``meta`` do not
                 match (they were edited or removed): nothing is written.
         """
-        head = self.conn.execute(
+        mine = self._sums
+        if mine is not None and head == mine[1] and self._data_version() == mine[0]:
+            return mine[2], config
+        self._sums = None
+        head_row = self.conn.execute(
             "SELECT seq, config FROM revisions ORDER BY seq DESC LIMIT 1"
         ).fetchone()
-        if head is None:
+        if head_row is None:
             return Sums(), config
-        seq, digest = int(head[0]), _chained_digest(head[1])
+        seq, digest = int(head_row[0]), _chained_digest(head_row[1])
         if digest is None:  # a log from before the digest: start from the tables, once
             return (tables.scan(self.conn) if before is None else before), config
         row = self.conn.execute("SELECT value FROM meta WHERE key=?", (META_KEY,)).fetchone()
@@ -1187,6 +1212,7 @@ class SQLiteStore:
 
     def keep_sums(self, seq: int, sums: Sums, rebased: bool = False) -> None:
         """Record the tables' sums after log entry ``seq`` (inside its transaction)."""
+        self._sums = None
         self.conn.execute(
             "INSERT OR REPLACE INTO meta VALUES (?, ?)", (META_KEY, sums.to_json(seq, rebased))
         )
@@ -1203,24 +1229,22 @@ class SQLiteStore:
         sums = base.moved(before, self.table_sums())
         return {**config, CONFIG_KEY: sums.digest()}, sums
 
-    def _rows_sums(self, keys: Keys) -> Sums:
-        """The sums of the rows one write touches, read as they are now."""
-        out = Sums()
-        out.sums["states"] = rows_hash("states", self._select(_STATE_ROWS, keys.states))
-        out.sums["justifications"] = rows_hash(
-            "justifications",
-            self._select(
-                "SELECT head, premises, unless, origin, extra FROM justifications "
-                "WHERE head IN ({})",
-                keys.heads,
-            ),
+    def _touched_rows(self, keys: Keys) -> _Touched:
+        """The rows one write touches, read as they are before it (the write then moves them
+        in memory, :meth:`_Touched.moved`, instead of reading them back)."""
+        justs = self._select(
+            "SELECT head, premises, unless, origin, extra FROM justifications WHERE head IN ({})",
+            keys.heads,
         )
-        out.sums["edges"] = rows_hash("edges", self.edge_rows(sorted(keys.edges)))
-        out.sums["review_queue"] = rows_hash(
-            "review_queue",
-            self._select("SELECT id, seq, entry FROM review_queue WHERE id IN ({})", keys.review),
+        queue = self._select(
+            "SELECT id, seq, entry FROM review_queue WHERE id IN ({})", keys.review
         )
-        return out
+        return _Touched(
+            states={r[0]: r for r in self._select(_STATE_ROWS, keys.states)},
+            justifications={r[:3]: r for r in justs},
+            edges={r[:2]: r for r in self.edge_rows(sorted(keys.edges))},
+            review={r[0]: r for r in queue},
+        )
 
     def edge_rows(self, pairs: Sequence[tuple[str, str]]) -> Iterator[tuple[Any, ...]]:
         """The ``edges`` rows ``(src, head, follow)`` of these pairs that are stored."""
@@ -1595,6 +1619,70 @@ def _chained_digest(config: Any) -> str | None:
     except (TypeError, ValueError, AttributeError):
         return None
     return value if isinstance(value, str) else None
+
+
+@dataclass
+class _Touched:
+    """The rows one revision touches, by table key: read before its write, then moved in
+    memory exactly as its statements (:meth:`SQLiteStore._write`, :func:`review_queue.record`)
+    moved them in the tables (:meth:`moved`). A deep check reads the tables themselves, so a
+    difference between the two shows there (and in the stateful property test, which checks
+    after every step)."""
+
+    states: dict[str, tuple[Any, ...]]
+    justifications: dict[tuple[Any, ...], tuple[Any, ...]]
+    edges: dict[tuple[Any, ...], tuple[Any, ...]]
+    review: dict[str, tuple[Any, ...]]
+
+    def moved(self, base: Sums, writes: Writes, queue: review_queue.Moved) -> Sums:
+        """``base`` moved by the revision: the rows it changed leave the sums as they were
+        read and enter them as they are now (a row it rewrote unchanged costs no hash)."""
+        before = {t: dict(rows) for t, rows in self._tables().items()}
+        self._write(writes, queue)
+        gone, came = Sums(), Sums()
+        for table, rows in self._tables().items():
+            was = before[table]
+            gone.sums[table] = rows_hash(table, (r for k, r in was.items() if rows.get(k) != r))
+            came.sums[table] = rows_hash(table, (r for k, r in rows.items() if was.get(k) != r))
+        return base.moved(gone, came)
+
+    def _tables(self) -> dict[str, dict[Any, tuple[Any, ...]]]:
+        return {
+            "states": self.states,
+            "justifications": self.justifications,
+            "edges": self.edges,
+            "review_queue": self.review,
+        }
+
+    def _write(self, writes: Writes, queue: review_queue.Moved) -> None:
+        """Move the rows as the revision's statements did, in their order."""
+        states = self.states
+        for st in writes.new_states:
+            states[st.id] = state_row(st, writes.truth.get(st.id, Truth.false))
+        for sid, by in writes.deactivated.items():
+            if (row := states.get(sid)) is not None:
+                states[sid] = (*row[:3], 0, by, *row[5:])
+        for sid, t in writes.truth.items():
+            if (row := states.get(sid)) is not None:
+                states[sid] = (*row[:5], t.value, *row[6:])
+        justs = self.justifications
+        for h, p, u in writes.removed:
+            justs.pop((h, ids_json(p), ids_json(u)), None)
+        edges = self.edges
+        for pair in writes.dropped_edges:
+            edges.pop(tuple(pair), None)
+        for j in writes.added:
+            row = justification_row(j)
+            justs[row[:3]] = row
+            for src in (*j.premises, *j.unless):
+                edges.setdefault((src, j.head), (src, j.head, 1))
+        for follow, src, head in writes.follow:
+            if (src, head) in edges:
+                edges[src, head] = (src, head, int(follow))
+        for sid in queue.dropped:
+            self.review.pop(sid, None)
+        for row in queue.added:
+            self.review[row[0]] = row
 
 
 def _touched(writes: Writes, report: Report) -> Keys:

@@ -150,6 +150,19 @@ def test_the_kept_sums_edited_refuse_writes_until_a_deep_check_rebuilds_them(
         assert mem.verify_log(deep=True) == 6
 
 
+def test_the_kept_sums_edited_under_an_open_writer_still_refuse_its_next_write(
+    place: Place,
+) -> None:
+    # A writer keeps the sums of its last commit in memory: an edit by another connection in
+    # between must still be seen, not hidden by what it kept.
+    seed(place)
+    with place.memory() as mem:
+        mem.fact("x")
+        place.edit("DELETE FROM meta WHERE key = ?", "tables:sums")
+        with pytest.raises(LogIntegrityError, match="tables:sums"):
+            mem.fact("y")
+
+
 def test_acknowledging_accepts_the_tables_as_they_are(place: Place) -> None:
     seed(place)
     place.edit("DELETE FROM review_queue WHERE 1 = 1")
