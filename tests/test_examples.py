@@ -54,6 +54,12 @@ EXPECTED = {
         "edge p1 <- f1: decided by judge, support ['f2']",
         "p1 holds: true",
     ],
+    "serve_http.py": [
+        "verdicts: {'m3': 'invalidated'}",
+        "consequences: {'m3': 'cancel'}",
+        "m3: false",
+        "unknown id: 404",
+    ],
     "test_my_rule_pack.py": ["4 properties held on 50 examples each"],
 }
 
