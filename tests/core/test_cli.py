@@ -130,7 +130,7 @@ def test_every_command_is_documented() -> None:
         assert sub_parser.description or any(
             c.dest == name and c.help for c in sub._choices_actions
         ), f"command {name} has no help"
-        assert f"stategraph {name}" in readme, f"docs/reference/cli.md does not mention 'stategraph {name}'"
+        assert f"stategraph {name}" in readme, f"docs/reference/cli.md lacks 'stategraph {name}'"
 
 
 def test_python_dash_m() -> None:
