@@ -19,7 +19,11 @@ from tests.test_examples import EXPECTED
 ROOT = Path(__file__).parent.parent
 DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))
-GUIDES = [DOCS / "tutorial.md", *sorted((DOCS / "how-to").glob("*.md"))]
+GUIDES = [
+    DOCS / "tutorial.md",
+    *sorted((DOCS / "how-to").glob("*.md")),
+    DOCS / "reference" / "python.md",
+]
 SNIPPET = re.compile(r'^--8<-- "([^"]+)"$', re.M)
 BLOCK = re.compile(r"^```(\w*)\n(.*?)^```$", re.M | re.S)
 
