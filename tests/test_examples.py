@@ -36,6 +36,30 @@ EXPECTED = {
         "confirmed by nurse.kim on 2026-03-02T09:00:00+00:00: Given as prescribed",
         "audit: 12 entries exported, chain verified, 12 replayed identically",
     ],
+    "tutorial.py": [
+        "invalidated: ['dinner', 'tz']",
+        "consequences: {'visa': 'review'}",
+        "sushi untouched: True",
+        "pending after review: []",
+        "confirmed by alice: The form was filed",
+        "log verifies: 7 entries",
+    ],
+    "text_memories.py": [
+        "invalidated: ['m2', 'm3']",
+        "consequences: {'m3': 'cancel'}",
+        "<- rule via subscriptions:13, subscriptions:16",
+        "cancelled: ['r1']",
+    ],
+    "custom_judge.py": [
+        "edge p1 <- f1: decided by judge, support ['f2']",
+        "p1 holds: true",
+    ],
+    "serve_http.py": [
+        "verdicts: {'m3': 'invalidated'}",
+        "consequences: {'m3': 'cancel'}",
+        "m3: false",
+        "unknown id: 404",
+    ],
     "test_my_rule_pack.py": ["4 properties held on 50 examples each"],
 }
 
