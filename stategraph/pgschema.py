@@ -139,7 +139,15 @@ _V2 = [
     )""",
 ]
 
-MIGRATIONS: dict[int, list[str]] = {1: _V1, 2: _V2}
+_V3 = [
+    # issue 25: recall's full-text index (stategraph.fulltext), tokenised in Python
+    f"""CREATE TABLE {SCHEMA}.recall_docs (
+        {_T}, id {_ID}, body tsvector NOT NULL, PRIMARY KEY (tenant, id)
+    )""",
+    f"CREATE INDEX recall_docs_body ON {SCHEMA}.recall_docs USING GIN (body)",
+]
+
+MIGRATIONS: dict[int, list[str]] = {1: _V1, 2: _V2, 3: _V3}
 """The statements that bring a database from the version before to this one."""
 
 SCHEMA_VERSION = max(MIGRATIONS)
@@ -161,6 +169,7 @@ TENANT_TABLES = (
     "link_groups",
     "group_watches",
     "review_queue",
+    "recall_docs",
     "meta",
     "tenants",
 )
