@@ -86,17 +86,20 @@ def _check(query: object, k: object) -> str:
 
 
 def query_tokens(mem: Memory, query: str) -> list[str]:
-    """The query's tokens: its words, and the arguments of the atoms it grounds to (with the
-    memory's grounder, or the default one)."""
+    """The query's tokens: its words, the arguments of the atoms it grounds to (with the
+    memory's grounder, or the default one), and the normalised values of the entities it names
+    outside any atom (``深圳`` alone names ``shenzhen``)."""
     from stategraph.grounding import DEFAULT_GROUNDER, get_grounder
 
     atoms: list[str] = []
+    values: tuple[str, ...] = ()
     try:
         grounding = get_grounder(mem.grounder or DEFAULT_GROUNDER).ground(query)
         atoms = [str(a.symbol) for a in grounding.atoms if not a.hedged]
+        values = grounding.unread_values  # the places, foods... a query names outside a frame
     except Exception:  # a query the grounder cannot read is still searched by its words
         atoms = []
-    return fulltext.tokens(query, atoms)
+    return fulltext.tokens(query, atoms) + fulltext.tokens(" ".join(values))
 
 
 def recall(

@@ -117,6 +117,8 @@ def test_an_undefined_memory_is_never_returned_without_ask_first(place: Place) -
 def test_grounded_atoms_meet_across_languages(tmp_path: Path) -> None:
     mem = demo.build("zh", tmp_path / "m.db", text_only=True)
     assert {r.id for r in mem.recall("Shenzhen")} >= {"m1"}
+    english = demo.build("en", tmp_path / "en.db", text_only=True)
+    assert "m1" in {r.id for r in english.recall("深圳")}
 
 
 def test_tenants_never_see_each_other(place: Place) -> None:
