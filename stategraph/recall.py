@@ -213,7 +213,9 @@ def ask_first(mem: Memory, st: State, entry: Entry | None, seq: int | None) -> s
                 if found is not None and found[2] is not Truth.true:
                     basis.append(p)
     basis = [b for b in dict.fromkeys(basis) if b != st.id]
-    changes = _changes(mem, seq, zh)
+    changed, changes = _changes(mem, seq, zh)
+    if set(basis) & changed:  # name what it rested on that the change acted on, not the rest
+        basis = [b for b in basis if b in changed]
     if not changes:
         changes = [
             (f"“{_text(mem, b)}”未定" if zh else f'"{_text(mem, b)}" became uncertain')
@@ -227,15 +229,18 @@ def ask_first(mem: Memory, st: State, entry: Entry | None, seq: int | None) -> s
     return f'Earlier: "{earlier}". Since then {since}. Does "{st.text}" still hold?'
 
 
-def _changes(mem: Memory, seq: int | None, zh: bool) -> list[str]:
-    """What the revision that flagged a memory changed, in words."""
+def _changes(mem: Memory, seq: int | None, zh: bool) -> tuple[set[str], list[str]]:
+    """The memories the revision that flagged a memory acted on, and what it did, in words."""
     if seq is None:
-        return []
+        return set(), []
     entry = next(iter(mem.store.iter_history(since=seq - 1)), None)
     if entry is None or entry.seq != seq or entry.report is None:
-        return []
+        return set(), []
     out = []
+    replacements = {c.by for c in entry.report.changed if c.action == "superseded"}
     for c in entry.report.changed:
+        if c.action == "asserted" and c.id in replacements:
+            continue  # named with what it replaced
         old = _text(mem, c.id)
         if c.action == "superseded" and c.by:
             new = _text(mem, c.by)
@@ -246,4 +251,4 @@ def _changes(mem: Memory, seq: int | None, zh: bool) -> list[str]:
             out.append(f"新增：“{old}”" if zh else f'"{old}" was added')
         elif c.action in ("justification_added", "justification_removed"):
             out.append(f"“{old}”的依据有变" if zh else f'what "{old}" rests on changed')
-    return out
+    return {c.id for c in entry.report.changed}, out
