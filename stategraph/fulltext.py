@@ -181,7 +181,7 @@ def search(
         )
         return [(str(i), float(s)) for i, s in conn.execute(sql, (match, *args, limit))]
     tc = store.conn
-    where, args = _filters(kinds, doubtful, invalidated, "%s", tenant=True)
+    where, args = _filters(kinds, doubtful, invalidated, "%s", tenant=tc.tenant)
     tsquery = " | ".join(f"'{t}'" for t in unique)
     sql = (
         "SELECT d.id, ts_rank_cd(d.body, q) AS score FROM recall_docs d "
@@ -194,17 +194,27 @@ def search(
 
 
 def _filters(
-    kinds: Sequence[str] | None, doubtful: bool, invalidated: bool, mark: str, tenant: bool = False
+    kinds: Sequence[str] | None,
+    doubtful: bool,
+    invalidated: bool,
+    mark: str,
+    tenant: str | None = None,
 ) -> tuple[str, list[Any]]:
-    """The ``AND ...`` that keeps the statuses and kinds asked for (states ``s``)."""
-    same = "q.tenant = s.tenant AND " if tenant else ""
-    queued = f"EXISTS (SELECT 1 FROM review_queue q WHERE {same}q.id = s.id)"
+    """The ``AND ...`` that keeps the statuses and kinds asked for (states ``s``), and its
+    parameters in order."""
+    # the queue is small: read once (IN), not once per matching memory (EXISTS)
+    if tenant is None:
+        queued, qargs = "s.id IN (SELECT id FROM review_queue)", []
+    else:
+        queued, qargs = f"s.id IN (SELECT id FROM review_queue WHERE tenant = {mark})", [tenant]
     parts: list[str] = []
     args: list[Any] = []
     if not invalidated:
         parts.append(f"((s.active = 1 AND s.truth <> 'false') OR {queued})")
+        args.extend(qargs)
     if not doubtful:
         parts.append(f"s.truth <> 'undefined' AND NOT {queued}")
+        args.extend(qargs)
     if kinds is not None:
         parts.append(f"s.kind IN ({','.join(mark for _ in kinds)})")
         args.extend(kinds)
