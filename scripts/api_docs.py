@@ -37,6 +37,7 @@ MODULES = (
     "stategraph.importing",
     "stategraph.judge",
     "stategraph.pictures",
+    "stategraph.recall",
     "stategraph.review",
     "stategraph.stores",
     "stategraph.testing",

@@ -92,6 +92,7 @@ _PLUGINS = (
     "stategraph.grounding.cli",
     "stategraph.bench.cli",
     "stategraph.review_cli",
+    "stategraph.recall_cli",
     "stategraph.service.cli",
 )
 

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -47,6 +47,9 @@ from stategraph.review import PendingReview, pending_review, review_change
 from stategraph.revise import Revision, revise, seeds
 from stategraph.store import LogEntry, Since, Store
 from stategraph.stores import open_store
+
+if TYPE_CHECKING:
+    from stategraph.recall import Recalled
 
 __all__ = ["Alternative", "Memory", "justifications_for"]
 
@@ -613,6 +616,36 @@ class Memory:
         """The states waiting for a person (``needs_confirmation`` still standing), oldest
         flag first, each with why; settle them with :meth:`confirm` or :meth:`reject`."""
         return pending_review(self.store, self.policy)
+
+    def recall(
+        self,
+        query: str,
+        k: int = 10,
+        *,
+        kinds: Sequence[str] | None = None,
+        include_doubtful: bool = True,
+        include_invalidated: bool = False,
+    ) -> list[Recalled]:
+        """The ``k`` memories that best match ``query`` (full-text ranking over words and
+        grounded atoms), each with its status: what does not hold is left out unless
+        ``include_invalidated`` (then with its why-not), and what is in doubt comes with
+        ``ask_first``, the question to put to the user before relying on it
+        (:mod:`stategraph.recall`).
+
+        Raises:
+            InvalidInputError: an empty query, one over
+                :data:`~stategraph.recall.MAX_QUERY_CHARS`, or ``k`` outside 1..1000.
+        """
+        from stategraph.recall import recall
+
+        return recall(
+            self,
+            query,
+            k,
+            kinds=kinds,
+            include_doubtful=include_doubtful,
+            include_invalidated=include_invalidated,
+        )
 
     def _row(self, state_id: str) -> tuple[State, bool, Truth]:
         state_id = _id(state_id)

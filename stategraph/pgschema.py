@@ -139,7 +139,18 @@ _V2 = [
     )""",
 ]
 
-MIGRATIONS: dict[int, list[str]] = {1: _V1, 2: _V2}
+_V3 = [
+    # issue 25: recall's full-text index (stategraph.fulltext), tokenised in Python
+    f"""CREATE TABLE {SCHEMA}.recall_docs (
+        {_T}, id {_ID}, body tsvector NOT NULL, PRIMARY KEY (tenant, id)
+    )""",
+    # btree_gin (a contrib extension, trusted since PostgreSQL 13) lets the GIN index lead
+    # with the tenant, as every index here does (Citus shards by it)
+    "CREATE EXTENSION IF NOT EXISTS btree_gin",
+    f"CREATE INDEX recall_docs_body ON {SCHEMA}.recall_docs USING GIN (tenant, body)",
+]
+
+MIGRATIONS: dict[int, list[str]] = {1: _V1, 2: _V2, 3: _V3}
 """The statements that bring a database from the version before to this one."""
 
 SCHEMA_VERSION = max(MIGRATIONS)
@@ -161,6 +172,7 @@ TENANT_TABLES = (
     "link_groups",
     "group_watches",
     "review_queue",
+    "recall_docs",
     "meta",
     "tenants",
 )

@@ -1015,8 +1015,11 @@ class SQLiteStore:
     def index_terms(self, states: Iterable[State]) -> None:
         """Add memories to the term index (inside a transaction); states with neither text nor
         atoms are not indexed."""
+        from stategraph import fulltext
         from stategraph.terms import memory_terms
 
+        states = list(states)
+        fulltext.index(self, states)  # recall's full-text index (stategraph.fulltext)
         seq = self.doc_count()
         docs: list[tuple[int, str, int, str]] = []
         rows: list[tuple[str, int]] = []

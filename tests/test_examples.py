@@ -61,6 +61,16 @@ EXPECTED = {
         "unknown id: 404",
     ],
     "test_my_rule_pack.py": ["4 properties held on 50 examples each"],
+    "recall_loop.py": [
+        "recall 宽带 (holding): []",
+        "recall 宽带 (with invalidated): m3 invalidated, rested on ['m1']",
+        "recall 粤菜: [('m4', 'holds')]",
+        "agent asks before relying on p2: 之前：“用户计划 2026-12 从上海搬到深圳”。此后：",
+        "“在深圳南山办一张健身卡”还成立吗？",
+        "reject p2: changed ['p2'], restored [], invalidated ['a2']",
+        "confirm p1: changed [], restored ['p1'], invalidated []",
+        "recall 深圳 after the answers: [('p1', 'holds')]",
+    ],
 }
 
 

@@ -38,6 +38,7 @@ from stategraph.errors import InvalidInputError, StategraphError
 from stategraph.explain import Proof, WhyNot
 from stategraph.memory import Memory
 from stategraph.model import Change, Report
+from stategraph.recall import Recalled
 from stategraph.review import PendingReview
 from stategraph.revlog import LogEntry
 from stategraph.service.auth import Tokens
@@ -333,6 +334,34 @@ async def pending_review(tenant: Tenant, runner: Runner) -> Response:
     return _json(
         await runner.read(tenant, lambda mem: _dump(mem.pending_review(), list[PendingReview]))
     )
+
+
+@router.get("/recall", response_model=list[Recalled], summary="Recall what answers a question")
+async def recall(
+    tenant: Tenant,
+    runner: Runner,
+    q: Annotated[str, Query(description="the question or words to look for")],
+    k: Annotated[int, Query(description="at most k memories (1..1000)")] = 10,
+    kind: Annotated[list[str] | None, Query(description="only these kinds")] = None,
+    include_doubtful: bool = True,
+    include_invalidated: bool = False,
+) -> Response:
+    """The memories that best match ``q`` (full-text ranking over words and grounded atoms),
+    each with its status: a memory in doubt carries ``ask_first``, the question to put to the
+    user before relying on it; what no longer holds is only listed with
+    ``include_invalidated``, with why not."""
+
+    def job(mem: Memory) -> bytes:
+        found = mem.recall(
+            q,
+            k,
+            kinds=kind,
+            include_doubtful=include_doubtful,
+            include_invalidated=include_invalidated,
+        )
+        return _dump(found, list[Recalled])
+
+    return _json(await runner.read(tenant, job))
 
 
 def _settle(confirm: bool) -> Callable[[ReviewDecision, str, TenantRunner], Any]:

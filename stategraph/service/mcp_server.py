@@ -7,7 +7,8 @@ descriptions a client reads when it lists them:
 - ``remember``: write a memory with its basis (``because``, ``unless``, ``context``);
 - ``revise``: retract memories, supersede them by new ones, add new ones, in one change;
 - ``explain``: why a memory holds (a proof), or why it does not;
-- ``needs_review``: what the engine could not settle and a person must.
+- ``needs_review``: what the engine could not settle and a person must;
+- ``recall``, ``confirm``, ``reject``: :mod:`stategraph.service.mcp_recall`.
 
 Over stdio the server acts as one tenant (``--tenant``). Over streamable HTTP it does too,
 unless it is given a tokens file: then each request's bearer token names its tenant
@@ -34,7 +35,7 @@ from stategraph.explain import Proof, WhyNot
 from stategraph.memory import Memory, justifications_for
 from stategraph.model import Change, Justification, Report, State, Supersession, Truth
 from stategraph.review import PendingReview
-from stategraph.service import serving
+from stategraph.service import mcp_recall, serving
 from stategraph.service.auth import Tokens
 from stategraph.service.errors import UnauthorizedError, public_message
 from stategraph.service.mcp_stdio import MAX_MESSAGE, guarded_stdio
@@ -47,7 +48,8 @@ __all__ = ["EntryView", "Explanation", "Outcome", "Replacement", "build_server",
 
 T = TypeVar("T")
 
-INSTRUCTIONS = """\
+INSTRUCTIONS = (
+    """\
 A memory that keeps track of what rests on what. Write each memory with `remember`, giving its
 basis: a fact needs none; a belief, plan or action names in `because` the memories it was
 derived from (alternatives: [["a"], ["b"]] means a, or else b; [["a", "b"]] means a and b).
@@ -55,6 +57,8 @@ When something changes, call `revise` (supersede the old memory by the new one, 
 it): the answer lists what was invalidated (no longer holds: stop relying on it), which
 pending actions to cancel, and what needs confirmation. `explain` says why a memory holds or
 does not; `needs_review` lists what a person should settle."""
+    + mcp_recall.INSTRUCTIONS
+)
 
 
 class Replacement(BaseModel):
@@ -342,6 +346,7 @@ def build_server(
         whether they still hold), oldest first, each with the reason."""
         return await run(False, lambda mem: mem.pending_review())
 
+    mcp_recall.register(server, run)  # recall, confirm, reject
     return server
 
 

@@ -68,7 +68,15 @@ def test_a_client_lists_the_tools_and_supersedes_m1(setup: Setup) -> None:
     async def check(session: ClientSession) -> None:
         listed = await session.list_tools()
         tools = {t.name: t for t in listed.tools}
-        assert set(tools) == {"remember", "revise", "explain", "needs_review"}
+        assert set(tools) == {
+            "remember",
+            "revise",
+            "explain",
+            "needs_review",
+            "recall",
+            "confirm",
+            "reject",
+        }
         remember = tools["remember"]
         assert remember.description and "basis" in remember.description
         props = remember.input_schema["properties"]

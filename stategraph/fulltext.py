@@ -1,0 +1,221 @@
+"""The full-text index that :meth:`Memory.recall <stategraph.memory.Memory.recall>` ranks by.
+
+One tokenisation, done here in Python, for both backends, so that SQLite and PostgreSQL rank
+the same words:
+
+- text is NFKC-normalised and lowercased; each run of Han characters is segmented by jieba
+  (its search mode, which also yields the shorter words inside a long one, so ``宽带`` meets
+  ``退宽带``); every other run of letters and digits is one word;
+- the arguments of the memory's grounded atoms are added as words too (``shenzhen``,
+  ``shanghai``): grounding names a place, a person or a date with one constant in either
+  language, so a query for "Shenzhen" meets ``用户计划 2026-12 从上海搬到深圳``.
+
+Every token is a run of letters and digits, so the stored text is the tokens joined by spaces
+and a query is the tokens, each quoted, joined by ``OR``: nothing a user types is ever read as
+FTS syntax.
+
+SQLite keeps them in an FTS5 table (``recall_fts``, the ``ascii`` tokenizer, which splits on
+the spaces only: every token is kept whole) ranked by BM25; PostgreSQL in ``recall_docs``, a
+``tsvector`` built from the same tokens (cast, so no text search configuration re-parses them)
+under a GIN index, ranked by ``ts_rank_cd``. Every write path (a revision's commit, a bulk
+load, an import, and the schema migrations that index older stores) adds its new memories here
+through :meth:`SQLiteStore.index_terms <stategraph.store.SQLiteStore.index_terms>`: the cost is
+the new memories' tokens, never the store's size. A memory's text and atoms never change once
+written (a change supersedes it), so the index is only ever appended to; whether a memory holds
+is read from the store when ranking.
+
+The term index (:mod:`stategraph.terms`) stays what candidate proposal uses: it looks for
+memories that share a place or a gram with a new one, whatever their words. This index is for
+ranking memories against a question.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import sqlite3
+import unicodedata
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from stategraph.model import State
+from stategraph.terms import argument_terms
+
+__all__ = [
+    "SQLITE_SCHEMA",
+    "TABLE",
+    "backfill",
+    "index",
+    "search",
+    "tokens",
+]
+
+TABLE = "recall_fts"
+"""The SQLite table (PostgreSQL: ``recall_docs``)."""
+
+SQLITE_SCHEMA = (
+    f"CREATE VIRTUAL TABLE IF NOT EXISTS {TABLE} USING fts5(id UNINDEXED, body, tokenize='ascii')"
+)
+
+_FILLED = "recall_index"
+"""Setting that says every memory of the store is in the index (written once, by
+:func:`backfill`, for stores written before the index existed)."""
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_MAX_POSITION = 16383  # PostgreSQL's largest tsvector position
+
+
+@functools.cache
+def _jieba() -> Any:
+    import jieba
+
+    jieba.setLogLevel(60)  # its dictionary-loading chatter goes to stderr otherwise
+    return jieba.Tokenizer()
+
+
+def _han_words(run: str) -> list[str]:
+    words = [w for w in _jieba().cut_for_search(run, HMM=False) if w.strip()]
+    return words or [run]
+
+
+def _words(text: str) -> list[str]:
+    out: list[str] = []
+    for word in _WORD.findall(text):
+        pos = 0
+        for m in _HAN.finditer(word):
+            if m.start() > pos:
+                out.append(word[pos : m.start()])
+            out.extend(_han_words(m.group()))
+            pos = m.end()
+        if pos < len(word):
+            out.append(word[pos:])
+    return out
+
+
+def tokens(text: str, atoms: Iterable[str] = ()) -> list[str]:
+    """The tokens of a text and its grounded atoms, in order (a word may repeat: term
+    frequency counts in BM25). Each is a non-empty run of letters and digits."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    out = _words(text)
+    for term in sorted(argument_terms(atoms)):
+        out.extend(_words(unicodedata.normalize("NFKC", term[2:]).lower()))
+    return out
+
+
+def _sqlite(store: Any) -> sqlite3.Connection | None:
+    conn = store.conn
+    return conn if isinstance(conn, sqlite3.Connection) else None
+
+
+def index(store: Any, states: Iterable[State]) -> None:
+    """Add memories to the index (inside the writer's transaction)."""
+    rows = [(st.id, st.kind, tokens(st.text, tuple(st.atoms))) for st in states]
+    rows = [r for r in rows if r[2]]
+    if not rows:
+        return
+    conn = _sqlite(store)
+    if conn is not None:
+        conn.execute(SQLITE_SCHEMA)
+        conn.executemany(
+            f"INSERT INTO {TABLE} (id, body) VALUES (?, ?)", [(i, " ".join(t)) for i, _, t in rows]
+        )
+        return
+    tc = store.conn
+    with tc.errors(), tc.pg.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO recall_docs (tenant, id, body) VALUES (%s, %s, %s::tsvector) "
+            "ON CONFLICT (tenant, id) DO NOTHING",
+            [(tc.tenant, i, _tsvector(t)) for i, _, t in rows],
+        )
+
+
+def _tsvector(toks: Sequence[str]) -> str:
+    return " ".join(f"'{t}':{min(i + 1, _MAX_POSITION)}" for i, t in enumerate(toks))
+
+
+def backfill(store: Any) -> None:
+    """Index every memory of a store written before the index existed (once: a setting
+    records it; writes from then on index as they go)."""
+    if store.get_setting(_FILLED):
+        return
+    with store.transaction():
+        conn = _sqlite(store)
+        if conn is not None:
+            conn.execute(SQLITE_SCHEMA)
+            present = {r[0] for r in conn.execute(f"SELECT id FROM {TABLE}")}
+        else:
+            tc = store.conn
+            with tc.errors():
+                cur = tc.pg.execute("SELECT id FROM recall_docs WHERE tenant=%s", (tc.tenant,))
+                present = {r[0] for r in cur.fetchall()}
+        index(store, (st for st in store.states() if st.id not in present))
+        store.set_setting(_FILLED, True)
+
+
+def search(
+    store: Any,
+    query: Sequence[str],
+    limit: int,
+    *,
+    kinds: Sequence[str] | None,
+    doubtful: bool,
+    invalidated: bool,
+) -> list[tuple[str, float]]:
+    """The best ``limit`` memories for the query's tokens, best first, as (id, score): higher
+    scores are better matches (BM25 negated, or ``ts_rank_cd``). ``doubtful``/``invalidated``:
+    also memories that are undecided or waiting for review / that do not hold."""
+    if not query:
+        return []
+    unique = list(dict.fromkeys(query))
+    conn = _sqlite(store)
+    where, args = _filters(kinds, doubtful, invalidated, "?")
+    if conn is not None:
+        conn_tables = conn.execute("SELECT 1 FROM sqlite_master WHERE name=?", (TABLE,)).fetchone()
+        if conn_tables is None:
+            return []
+        match = " OR ".join(f'"{t}"' for t in unique)
+        sql = (
+            f"SELECT f.id, -bm25({TABLE}) AS score FROM {TABLE} f JOIN states s ON s.id = f.id "
+            f"WHERE {TABLE} MATCH ? {where} ORDER BY score DESC, f.id LIMIT ?"
+        )
+        return [(str(i), float(s)) for i, s in conn.execute(sql, (match, *args, limit))]
+    tc = store.conn
+    where, args = _filters(kinds, doubtful, invalidated, "%s", tenant=tc.tenant)
+    tsquery = " | ".join(f"'{t}'" for t in unique)
+    sql = (
+        "SELECT d.id, ts_rank_cd(d.body, q) AS score FROM recall_docs d "
+        "JOIN states s ON s.tenant = d.tenant AND s.id = d.id, CAST(%s AS tsquery) q "
+        f"WHERE d.tenant = %s AND d.body @@ q {where} ORDER BY score DESC, d.id LIMIT %s"
+    )
+    with tc.errors():
+        cur = tc.pg.execute(sql, (tsquery, tc.tenant, *args, limit))
+        return [(str(i), float(s)) for i, s in cur.fetchall()]
+
+
+def _filters(
+    kinds: Sequence[str] | None,
+    doubtful: bool,
+    invalidated: bool,
+    mark: str,
+    tenant: str | None = None,
+) -> tuple[str, list[Any]]:
+    """The ``AND ...`` that keeps the statuses and kinds asked for (states ``s``), and its
+    parameters in order."""
+    # the queue is small: read once (IN), not once per matching memory (EXISTS)
+    if tenant is None:
+        queued, qargs = "s.id IN (SELECT id FROM review_queue)", []
+    else:
+        queued, qargs = f"s.id IN (SELECT id FROM review_queue WHERE tenant = {mark})", [tenant]
+    parts: list[str] = []
+    args: list[Any] = []
+    if not invalidated:
+        parts.append(f"((s.active = 1 AND s.truth <> 'false') OR {queued})")
+        args.extend(qargs)
+    if not doubtful:
+        parts.append(f"s.truth <> 'undefined' AND NOT {queued}")
+        args.extend(qargs)
+    if kinds is not None:
+        parts.append(f"s.kind IN ({','.join(mark for _ in kinds)})")
+        args.extend(kinds)
+    return "".join(f" AND {p}" for p in parts), args

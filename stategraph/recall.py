@@ -1,0 +1,254 @@
+"""Recall: the memories that answer a question, each with whether it can be relied on.
+
+Ranking is the full-text index's (:mod:`stategraph.fulltext`: BM25 on SQLite, ``ts_rank_cd``
+on PostgreSQL), over the query's words and the arguments of the atoms it grounds to. What is
+returned is graded by the truth maintenance, never by the ranking:
+
+- ``holds``: the memory holds now;
+- ``needs_confirmation``: a revision flagged it and no person has settled it yet
+  (:mod:`stategraph.review_queue`);
+- ``undefined``: its value is undecided;
+- ``invalidated``: it does not hold (retracted, superseded, or its support is gone); only
+  returned when asked for, with its :meth:`why_not <stategraph.memory.Memory.why_not>`.
+
+A memory in doubt (the middle two) always carries ``ask_first``: the question to put to the
+user before relying on it, in the memory's language, naming what changed since it was
+written. Settle the answer with :meth:`Memory.confirm <stategraph.memory.Memory.confirm>` or
+:meth:`Memory.reject <stategraph.memory.Memory.reject>`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from stategraph import fulltext, review_queue
+from stategraph.errors import InvalidInputError
+from stategraph.explain import WhyNot
+from stategraph.model import Entry, State, Truth
+
+if TYPE_CHECKING:
+    from stategraph.memory import Memory
+
+__all__ = ["MAX_K", "MAX_QUERY_CHARS", "Recalled", "Status", "recall"]
+
+MAX_K = 1000
+"""The most memories one recall returns."""
+
+MAX_QUERY_CHARS = 4000
+"""The longest query (characters); a longer one is refused, never cut."""
+
+Status = Literal["holds", "needs_confirmation", "undefined", "invalidated"]
+
+
+class Recalled(BaseModel):
+    """One recalled memory.
+
+    Attributes:
+        id: the memory.
+        kind: its kind.
+        text: its text.
+        status: ``holds``, ``needs_confirmation``, ``undefined`` or ``invalidated``.
+        score: the full-text rank (higher is a better match; comparable within one recall).
+        reason: why it was returned and what its status rests on, in a sentence.
+        ask_first: for a memory in doubt, the question to ask the user before relying on it.
+        why_not: for an invalidated memory, why it does not hold.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    kind: str
+    text: str
+    status: Status
+    score: float
+    reason: str
+    ask_first: str | None = None
+    why_not: WhyNot | None = None
+
+
+def _check(query: object, k: object) -> str:
+    errors: list[tuple[str, str]] = []
+    if not isinstance(query, str) or not query.strip():
+        errors.append(("query", "must be a non-empty text"))
+    elif len(query) > MAX_QUERY_CHARS:
+        errors.append(
+            ("query", f"is {len(query)} characters; at most {MAX_QUERY_CHARS}: ask a shorter one")
+        )
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+        errors.append(("k", f"must be a whole number from 1 to {MAX_K}"))
+    if errors:
+        raise InvalidInputError("recall", errors)
+    assert isinstance(query, str)
+    return query
+
+
+def query_tokens(mem: Memory, query: str) -> list[str]:
+    """The query's tokens: its words, the arguments of the atoms it grounds to (with the
+    memory's grounder, or the default one), and the normalised values of the entities it names
+    outside any atom (``深圳`` alone names ``shenzhen``)."""
+    from stategraph.grounding import DEFAULT_GROUNDER, get_grounder
+
+    atoms: list[str] = []
+    values: tuple[str, ...] = ()
+    try:
+        grounding = get_grounder(mem.grounder or DEFAULT_GROUNDER).ground(query)
+        atoms = [str(a.symbol) for a in grounding.atoms if not a.hedged]
+        values = grounding.unread_values  # the places, foods... a query names outside a frame
+    except Exception:  # a query the grounder cannot read is still searched by its words
+        atoms = []
+    return fulltext.tokens(query, atoms) + fulltext.tokens(" ".join(values))
+
+
+def recall(
+    mem: Memory,
+    query: str,
+    k: int = 10,
+    *,
+    kinds: Sequence[str] | None = None,
+    include_doubtful: bool = True,
+    include_invalidated: bool = False,
+) -> list[Recalled]:
+    """See :meth:`Memory.recall <stategraph.memory.Memory.recall>`."""
+    query = _check(query, k)
+    if kinds is not None:
+        kinds = [kinds] if isinstance(kinds, str) else list(kinds)
+        if not kinds:
+            return []
+    store = mem.store
+    fulltext.backfill(store)
+    toks = query_tokens(mem, query)
+    hits = fulltext.search(
+        store,
+        toks,
+        k,
+        kinds=kinds,
+        doubtful=include_doubtful,
+        invalidated=include_invalidated,
+    )
+    words = set(toks)
+    out: list[Recalled] = []
+    for sid, score in hits:
+        found = store.state(sid)
+        if found is None:  # pragma: no cover - the index only names stored states
+            continue
+        st, active, truth = found
+        flag = review_queue.flag(store.conn, sid)  # type: ignore[attr-defined]
+        matched = [
+            w for w in dict.fromkeys(fulltext.tokens(st.text, tuple(st.atoms))) if w in words
+        ]
+        on = f"matched {', '.join(matched[:8])}" if matched else "matched the query"
+        if flag is not None or (active and truth is Truth.undefined):
+            status: Status = "needs_confirmation" if flag is not None else "undefined"
+            entry = flag[2] if flag is not None else None
+            ask = ask_first(mem, st, entry, flag[1] if flag is not None else None)
+            out.append(
+                Recalled(
+                    id=sid,
+                    kind=st.kind,
+                    text=st.text,
+                    status=status,
+                    score=score,
+                    reason=f"{on}; in doubt ({_cause(entry, status)}): ask before relying on it",
+                    ask_first=ask,
+                )
+            )
+        elif active and truth is Truth.true:
+            out.append(
+                Recalled(
+                    id=sid,
+                    kind=st.kind,
+                    text=st.text,
+                    status="holds",
+                    score=score,
+                    reason=f"{on}; holds",
+                )
+            )
+        else:
+            gone = "retracted or superseded" if not active else "its support is gone"
+            out.append(
+                Recalled(
+                    id=sid,
+                    kind=st.kind,
+                    text=st.text,
+                    status="invalidated",
+                    score=score,
+                    reason=f"{on}; does not hold ({gone})",
+                    why_not=mem.why_not(sid),
+                )
+            )
+    return out
+
+
+def _cause(entry: Entry | None, status: str) -> str:
+    return entry.reason.cause if entry is not None else status
+
+
+def _zh(text: str) -> bool:
+    from stategraph.grounding import detect_language
+
+    return detect_language(text) == "zh"
+
+
+def _text(mem: Memory, sid: str) -> str:
+    found = mem.store.state(sid)
+    return found[0].text or sid if found is not None else sid
+
+
+def ask_first(mem: Memory, st: State, entry: Entry | None, seq: int | None) -> str:
+    """The question to ask before relying on a memory in doubt, in its language: what it
+    rested on, what changed since, and whether it still holds."""
+    zh = _zh(st.text)
+    basis: list[str] = []
+    if entry is not None:
+        for lost in entry.reason.lost:
+            basis += [*lost.failed, *lost.blocked_by]
+        basis += list(entry.reason.undecided) + list(entry.reason.cycle)
+    if not basis:  # undefined, never graded: what its justifications wait on now
+        for j in mem.store.justifications(st.id):
+            for p in (*j.premises, *j.unless):
+                found = mem.store.state(p)
+                if found is not None and found[2] is not Truth.true:
+                    basis.append(p)
+    basis = [b for b in dict.fromkeys(basis) if b != st.id]
+    changed, changes = _changes(mem, seq, zh)
+    if set(basis) & changed:  # name what it rested on that the change acted on, not the rest
+        basis = [b for b in basis if b in changed]
+    if not changes:
+        changes = [
+            (f"“{_text(mem, b)}”未定" if zh else f'"{_text(mem, b)}" became uncertain')
+            for b in basis
+        ]
+    earlier = " / ".join(_text(mem, b) for b in basis) or st.text
+    if zh:
+        since = "；".join(changes) or "情况有变"
+        return f"之前：“{earlier}”。此后：{since}。“{st.text}”还成立吗？"
+    since = "; ".join(changes) or "something it rests on changed"
+    return f'Earlier: "{earlier}". Since then {since}. Does "{st.text}" still hold?'
+
+
+def _changes(mem: Memory, seq: int | None, zh: bool) -> tuple[set[str], list[str]]:
+    """The memories the revision that flagged a memory acted on, and what it did, in words."""
+    if seq is None:
+        return set(), []
+    entry = next(iter(mem.store.iter_history(since=seq - 1)), None)
+    if entry is None or entry.seq != seq or entry.report is None:
+        return set(), []
+    out = []
+    replacements = {c.by for c in entry.report.changed if c.action == "superseded"}
+    for c in entry.report.changed:
+        if c.action == "asserted" and c.id in replacements:
+            continue  # named with what it replaced
+        old = _text(mem, c.id)
+        if c.action == "superseded" and c.by:
+            new = _text(mem, c.by)
+            out.append(f"“{old}”改为“{new}”" if zh else f'"{old}" was replaced by "{new}"')
+        elif c.action == "retracted":
+            out.append(f"“{old}”已撤回" if zh else f'"{old}" was withdrawn')
+        elif c.action == "asserted":
+            out.append(f"新增：“{old}”" if zh else f'"{old}" was added')
+        elif c.action in ("justification_added", "justification_removed"):
+            out.append(f"“{old}”的依据有变" if zh else f'what "{old}" rests on changed')
+    return {c.id for c in entry.report.changed}, out

@@ -1,0 +1,69 @@
+"""``stategraph recall STORE "QUERY"``: the memories that answer a question, with whether each
+can be relied on (:mod:`stategraph.recall`). Registered by :mod:`stategraph.cli` like the other
+feature commands, with the same error handling and exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from stategraph.cli import _ESCAPE, EXIT_BUSY, _open
+from stategraph.recall import MAX_K
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    """Add ``recall`` to a CLI's subparsers."""
+    p = subparsers.add_parser(
+        "recall", help="the memories that best match a question: what holds, what to ask first"
+    )
+    p.add_argument("store", help="SQLite store file, or postgresql://...?tenant=NAME (must exist)")
+    p.add_argument("query", help="the question or words to look for")
+    p.add_argument(
+        "-k", type=int, default=10, metavar="N", help=f"at most N memories (1..{MAX_K}, default 10)"
+    )
+    p.add_argument("--kind", action="append", metavar="KIND", help="only this kind (repeatable)")
+    p.add_argument(
+        "--no-doubtful",
+        action="store_true",
+        help="leave out memories in doubt (by default they come with the question to ask first)",
+    )
+    p.add_argument(
+        "--invalidated",
+        action="store_true",
+        help="also memories that no longer hold, each with why not",
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--busy-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help=f"how long the first recall of an older store waits to index it (exit {EXIT_BUSY})",
+    )
+    p.set_defaults(func=_cmd_recall)
+
+
+def _cmd_recall(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        found = mem.recall(
+            args.query,
+            args.k,
+            kinds=args.kind,
+            include_doubtful=not args.no_doubtful,
+            include_invalidated=args.invalidated,
+        )
+    if args.json:
+        print(json.dumps([r.model_dump(mode="json") for r in found], ensure_ascii=False))
+        return 0
+    if not found:
+        print("nothing recalled")
+        return 0
+    for r in found:
+        print(f"{r.id}  {r.kind}  {r.status}  {r.score:.3f}: {r.text}".translate(_ESCAPE))
+        print(f"    {r.reason}".translate(_ESCAPE))
+        if r.ask_first:
+            print(f"    ask first: {r.ask_first}".translate(_ESCAPE))
+    return 0
