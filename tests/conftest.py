@@ -11,7 +11,7 @@ import os
 import sys
 
 import pytest
-from backends import backend, place  # noqa: F401  (fixtures: each store backend in turn)
+from backends import backend, parametrize_backends, place  # noqa: F401  (each backend in turn)
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -31,6 +31,11 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("STATEGRAPH_HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Each store backend in turn for the tests that take one (:mod:`backends`)."""
+    parametrize_backends(metafunc)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
