@@ -75,6 +75,37 @@ def test_every_table_is_distributed_by_tenant_and_colocated(place: Place) -> Non
     assert len({colocation for _, _, colocation, _ in tenant_tables.values()}) == 1
 
 
+def test_a_table_left_local_is_distributed_when_a_store_opens(place: Place) -> None:
+    """As on a database that got Citus after its tables were made: a store distributes what
+    is not distributed yet, rows and all, before it reads or writes."""
+    with place.memory() as mem:
+        mem.fact("m1", "The user likes tea")
+    table = f"{SCHEMA}.review_queue"
+    with _coordinator() as conn:
+        conn.execute("SELECT undistribute_table(%s)", (table,))
+        conn.execute(
+            f"INSERT INTO {table} (tenant, id, seq, entry) VALUES (%s, 'r1', 1, '{{}}')",
+            (place.tenant,),
+        )
+        assert conn.execute(
+            "SELECT count(*) FROM pg_dist_partition WHERE logicalrelid = %s::regclass", (table,)
+        ).fetchone() == (0,)
+    with place.memory() as mem:
+        assert mem.state("m1").id == "m1"
+    with _coordinator() as conn:
+        colocated = conn.execute(
+            "SELECT count(*) FROM pg_dist_partition WHERE logicalrelid = %s::regclass "
+            "AND colocationid = (SELECT colocationid FROM pg_dist_partition "
+            "WHERE logicalrelid = %s::regclass)",
+            (table, f"{SCHEMA}.tenants"),
+        ).fetchone()
+        kept = conn.execute(
+            f"SELECT count(*) FROM {table} WHERE tenant = %s", (place.tenant,)
+        ).fetchone()
+    assert colocated == (1,)  # distributed again, with the tenants
+    assert kept == (1,)  # the row moved to the shards
+
+
 def test_a_tenants_rows_all_live_on_one_worker(place: Place) -> None:
     with place.memory(rules="all") as mem:
         _scenario(mem)
