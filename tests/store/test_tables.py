@@ -26,8 +26,6 @@ from stategraph.errors import (
 from .logged import LAST
 from .test_compact_log import v3_store
 
-pytestmark = pytest.mark.citus  # the backend tests also run on Citus (tests/backends.py)
-
 TEXT = "Cancel home broadband before the move"
 
 
