@@ -39,8 +39,16 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """Say what the generated examples reached (``stategraph.testing.reach``): a property
-    that passes on examples whose changes move nothing proves little."""
+    """Say how many tests passed on Citus (``tests/backends.py``), and what the generated
+    examples reached (``stategraph.testing.reach``): a property that passes on examples whose
+    changes move nothing proves little."""
+    on_citus = [
+        r.nodeid
+        for r in terminalreporter.stats.get("passed", [])
+        if "[citus" in r.nodeid or "test_citus.py" in r.nodeid
+    ]
+    if on_citus:
+        terminalreporter.write_sep("-", f"{len(on_citus)} tests passed on the Citus cluster")
     reach = sys.modules.get("stategraph.testing.reach")
     lines = reach.summary() if reach is not None else []
     if lines:
