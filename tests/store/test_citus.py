@@ -8,6 +8,7 @@ backend also run on Citus where their module is marked ``citus``.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -173,3 +174,38 @@ def test_a_tenants_work_is_router_queries_only(
         with place.memory() as mem:  # a fresh open reads the tenant back
             assert mem.state("i4").id == "i4"
             assert mem.verify_log() > 5
+
+
+def test_writers_through_different_nodes_take_turns(place: Place) -> None:
+    """Citus lets a client write through a worker as through the coordinator; advisory locks
+    are per node, so the tenant's row lock is what makes such writers take turns: no writer
+    fails and the chain is one line."""
+    place.open().close()
+    with _coordinator() as conn:
+        coordinator_port = conn.info.port
+        (worker_port,) = conn.execute(
+            "SELECT nodeport FROM pg_dist_node WHERE groupid <> 0 ORDER BY nodeport LIMIT 1"
+        ).fetchone() or (None,)
+    through_worker = place.url.replace(f":{coordinator_port}/", f":{worker_port}/")
+    errors: list[BaseException] = []
+
+    def write(url: str, k: int) -> None:
+        try:
+            with Memory(url, busy_timeout=30) as mem:
+                for i in range(10):
+                    mem.fact(f"w{k}_{i}", f"writer {k}, memory {i}")
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [
+        threading.Thread(target=write, args=(url, k))
+        for k, url in enumerate((place.url, through_worker))
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    with place.memory() as mem:
+        assert mem.store.head()[0] == 20
+        assert mem.verify_log(deep=True) == 20
