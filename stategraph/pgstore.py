@@ -13,7 +13,9 @@ what a server database does differently from a file:
   advisory lock (``pg_advisory_xact_lock``, released at commit or rollback, or when a killed
   server's connection drops), as SQLite's ``BEGIN IMMEDIATE`` takes the file's write lock. So a
   tenant's revisions are serialised across every process on the database and its hash chain
-  stays one line, while other tenants' writers, under other locks, run in parallel. A lock not
+  stays one line, while other tenants' writers, under other locks, run in parallel. On Citus,
+  where clients may write through any node and advisory locks are per node, the transaction
+  also locks the tenant's row in ``tenants`` (on the one worker holding it). A lock not
   had within the busy timeout (``lock_timeout``) is :class:`~stategraph.errors.StoreBusyError`.
   :meth:`Memory.revise <stategraph.memory.Memory.revise>` reads without the lock and commits
   only if the head it started from is still the head (checked under the lock), as on SQLite.
