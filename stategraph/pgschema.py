@@ -15,6 +15,12 @@ determinism, and ``link_watches`` is read by key range).
 A migration is a list of statements applied in one transaction under an advisory lock, so
 that servers starting together migrate once; the version is recorded in the same
 transaction. A database of a newer version is refused, never misread.
+
+On a database with the ``citus`` extension the schema is distributed when it is created or
+migrated, in the same transaction (:func:`distribute`): ``stategraph_schema`` becomes a reference
+table, every other table is distributed on ``tenant`` and colocated with ``tenants``, so all of
+one tenant's rows live in one shard group on one worker. A database that got the extension after
+its tables were made is distributed the next time a store opens it (Citus moves the rows).
 """
 
 from __future__ import annotations
@@ -30,7 +36,9 @@ __all__ = [
     "SCHEMA",
     "SCHEMA_VERSION",
     "TENANT_TABLES",
+    "distribute",
     "ensure_schema",
+    "is_citus",
     "schema_version",
 ]
 
@@ -205,7 +213,7 @@ def ensure_schema(conn: psycopg.Connection[Any], where: str, create: bool = True
         StoreError: the database has a newer schema, or none and ``create`` is False.
     """
     version = schema_version(conn)
-    if version == SCHEMA_VERSION:
+    if version == SCHEMA_VERSION and not _undistributed(conn):
         return version
     _check(version, where, create)
     # A session lock taken before the transaction, not a transaction lock inside it: a
@@ -219,6 +227,7 @@ def ensure_schema(conn: psycopg.Connection[Any], where: str, create: bool = True
             for step in range((version or 0) + 1, SCHEMA_VERSION + 1):
                 for statement in MIGRATIONS[step]:
                     conn.execute(statement)  # DDL of constants only
+            distribute(conn)
             conn.execute(
                 f"INSERT INTO {SCHEMA}.stategraph_schema (one, version) VALUES (TRUE, %s) "
                 "ON CONFLICT (one) DO UPDATE SET version = excluded.version",
@@ -227,6 +236,63 @@ def ensure_schema(conn: psycopg.Connection[Any], where: str, create: bool = True
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (_LOCK,))
     return SCHEMA_VERSION
+
+
+def is_citus(conn: psycopg.Connection[Any]) -> bool:
+    """Whether the database has the Citus extension (a distributed PostgreSQL)."""
+    row = conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'citus'").fetchone()
+    return row is not None
+
+
+def _undistributed(conn: psycopg.Connection[Any]) -> list[str]:
+    """The store's tables a Citus database has not distributed yet (none without Citus)."""
+    if not is_citus(conn):
+        return []
+    # ``tenants`` first: the others are colocated with it.
+    tables = ("stategraph_schema", "tenants", *(t for t in TENANT_TABLES if t != "tenants"))
+    found = conn.execute(
+        "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "JOIN pg_dist_partition p ON p.logicalrelid = c.oid "
+        "WHERE n.nspname = %s AND c.relname = ANY(%s)",
+        (SCHEMA, list(tables)),
+    ).fetchall()
+    done = {r[0] for r in found}
+    return [t for t in tables if t not in done]
+
+
+def distribute(conn: psycopg.Connection[Any]) -> list[str]:
+    """Distribute the store's tables on a Citus database (nothing without Citus).
+
+    ``stategraph_schema`` becomes a reference table (a copy on every node); every other table
+    is distributed on ``tenant`` and colocated with ``tenants``, so that a statement naming
+    one tenant is a router query that runs on the one worker holding the tenant, and a join
+    on keys that include the tenant stays there too. Tables already distributed are left as
+    they are, so this may run again after a migration adds tables.
+
+    Args:
+        conn: a connection to the coordinator; the caller holds the migration lock.
+
+    Returns:
+        The tables distributed now.
+    """
+    missing = _undistributed(conn)
+    if not missing:
+        return []
+    # DDL on shards after other statements in the same transaction: Citus needs one
+    # connection per worker for all of it, or it refuses the transaction.
+    conn.execute("SET LOCAL citus.multi_shard_modify_mode TO 'sequential'")
+    for table in missing:
+        name = f"{SCHEMA}.{table}"
+        if table == "stategraph_schema":
+            conn.execute("SELECT create_reference_table(%s)", (name,))
+        elif table == "tenants":
+            conn.execute("SELECT create_distributed_table(%s, 'tenant')", (name,))
+        else:
+            conn.execute(
+                "SELECT create_distributed_table(%s, 'tenant', colocate_with => %s)",
+                (name, f"{SCHEMA}.tenants"),
+            )
+    return missing
 
 
 def _check(version: int | None, where: str, create: bool) -> None:

@@ -13,7 +13,9 @@ what a server database does differently from a file:
   advisory lock (``pg_advisory_xact_lock``, released at commit or rollback, or when a killed
   server's connection drops), as SQLite's ``BEGIN IMMEDIATE`` takes the file's write lock. So a
   tenant's revisions are serialised across every process on the database and its hash chain
-  stays one line, while other tenants' writers, under other locks, run in parallel. A lock not
+  stays one line, while other tenants' writers, under other locks, run in parallel. On Citus,
+  where clients may write through any node and advisory locks are per node, the transaction
+  also locks the tenant's row in ``tenants`` (on the one worker holding it). A lock not
   had within the busy timeout (``lock_timeout``) is :class:`~stategraph.errors.StoreBusyError`.
   :meth:`Memory.revise <stategraph.memory.Memory.revise>` reads without the lock and commits
   only if the head it started from is still the head (checked under the lock), as on SQLite.
@@ -36,7 +38,7 @@ import psycopg
 
 from stategraph.errors import InvalidInputError, StoreError, StoreNotFoundError
 from stategraph.pgdialect import TenantConnection
-from stategraph.pgschema import SCHEMA, TENANT_TABLES, ensure_schema
+from stategraph.pgschema import SCHEMA, TENANT_TABLES, ensure_schema, is_citus
 from stategraph.store import SQLiteStore
 from stategraph.urls import redact
 
@@ -137,6 +139,7 @@ class PostgresStore(SQLiteStore):
         self._savepoints = 0
         self.busy_timeout = busy_timeout
         self._owned = conn is None
+        self._citus: bool | None = None
         pg = connect(url, busy_timeout) if conn is None else conn
         # It stands in for the SQLite connection the inherited logic and the store's modules
         # run their statements on (stategraph.pgdialect), which the parent types as SQLite's.
@@ -189,7 +192,19 @@ class PostgresStore(SQLiteStore):
             return
         with tc.errors(), self.pg.transaction():
             self.pg.execute(f"SELECT pg_advisory_xact_lock({LOCK_SQL})", lock_key(self.tenant))
+            if self._on_citus():
+                # Advisory locks are per node, and Citus lets clients write through any node:
+                # the tenant's row, on the one worker that holds it, is the lock they share.
+                self.pg.execute(
+                    "SELECT 1 FROM tenants WHERE tenant = %s FOR UPDATE", (self.tenant,)
+                )
             yield
+
+    def _on_citus(self) -> bool:
+        """Whether the database is distributed (Citus), asked once per store."""
+        if self._citus is None:
+            self._citus = is_citus(self.pg)
+        return self._citus
 
     def _select(self, sql: str, ids: Iterable[str]) -> Iterator[tuple[Any, ...]]:
         """Run ``sql`` over ids: one statement, the ids as one array."""

@@ -5,6 +5,13 @@ The PostgreSQL runs need ``STATEGRAPH_TEST_POSTGRES`` (a ``postgresql://`` URL o
 tests may write to; ``.ci/run`` starts a throwaway cluster and sets it): without it they skip,
 saying so, except under CI, where a missing server is a failure rather than a silent skip.
 
+A module marked ``pytest.mark.citus`` runs a third time, ``[citus]``, on the coordinator of a
+real Citus cluster named by ``STATEGRAPH_TEST_CITUS`` (``.ci/citus start DIR`` prints it), with
+the same rules for skipping. Such a run is a PostgreSQL run in every other way (the backend is
+``"postgres"``, :func:`postgres_url` gives the coordinator): the store distributes its tables
+there by tenant, and the same tests must pass. A small set of modules is marked, to keep CI short;
+a test of such a module marked ``pytest.mark.citus(skip="why")`` skips its Citus run, saying why.
+
 Each PostgreSQL place is a fresh tenant, deleted after the test, so tests share the server's
 database without seeing each other's rows (which is also what the backend promises).
 A *tamperer* edits the log behind the store's back with plain SQL, as someone with write access
@@ -29,6 +36,7 @@ from stategraph.store import SQLiteStore
 from stategraph.stores import open_store
 
 POSTGRES_ENV = "STATEGRAPH_TEST_POSTGRES"
+CITUS_ENV = "STATEGRAPH_TEST_CITUS"
 BACKENDS = ("sqlite", "postgres")
 LOG_COLUMNS = ("seq", "at", "change", "report", "config", "prev_hash", "hash", "calls")
 _PACKED = ("change", "report", "calls")
@@ -43,6 +51,19 @@ def postgres_url() -> str:
         pytest.skip(
             f"needs PostgreSQL: set {POSTGRES_ENV}=postgresql://... "
             "(bash .ci/postgres start DIR prints it)"
+        )
+    return url
+
+
+def citus_url() -> str:
+    """The Citus coordinator's URL, or skip (fail under CI) without one."""
+    url = os.environ.get(CITUS_ENV, "")
+    if not url:
+        if os.environ.get("CI"):
+            pytest.fail(f"{CITUS_ENV} is not set under CI: .ci/run starts a Citus cluster for it")
+        pytest.skip(
+            f"needs a Citus cluster: set {CITUS_ENV}=postgresql://... "
+            "(bash .ci/citus build; bash .ci/citus start DIR prints it)"
         )
     return url
 
@@ -222,8 +243,20 @@ class Place:
             from stategraph.pgschema import TENANT_TABLES
 
             conn = self._conn()
-            for table in TENANT_TABLES:
-                conn.execute(f"DELETE FROM {table} WHERE tenant LIKE %s", (self.tenant + "%",))
+            # The tenants first (this one and its siblings), then each one's rows by its exact
+            # name: on Citus a statement naming one tenant runs on one shard, where a LIKE
+            # would run on every shard of every table.
+            found = {self.tenant}
+            for table in ("tenants", "meta"):
+                rows = conn.execute(
+                    f"SELECT DISTINCT tenant FROM {table} WHERE tenant LIKE %s",
+                    (self.tenant + "%",),
+                )
+                found.update(r[0] for r in rows)
+            with conn.transaction():
+                for tenant in sorted(found):
+                    for table in TENANT_TABLES:
+                        conn.execute(f"DELETE FROM {table} WHERE tenant = %s", (tenant,))
         while self._conns:
             self._conns.pop().close()
 
@@ -273,12 +306,29 @@ def make_place(backend: str, folder: Path, label: str = "m") -> Place:
     return Place("postgres", _with_tenant(postgres_url(), tenant), tenant)
 
 
-@pytest.fixture(params=BACKENDS)
-def backend(request: pytest.FixtureRequest) -> str:
-    """Each store backend in turn."""
+def parametrize_backends(metafunc: pytest.Metafunc) -> None:
+    """Run a test that takes ``backend`` (or ``place``) on each backend: also on Citus when its
+    module (or class, or itself) is marked ``citus`` (``pytest_generate_tests`` calls this)."""
+    if "backend" not in metafunc.fixturenames:
+        return
+    marker = metafunc.definition.get_closest_marker("citus")
+    if marker is None:
+        metafunc.parametrize("backend", BACKENDS, indirect=True)
+        return
+    skip = marker.kwargs.get("skip")  # a test's own @pytest.mark.citus(skip="why") keeps it off
+    citus = pytest.param("citus", marks=pytest.mark.skip(reason=skip)) if skip else "citus"
+    metafunc.parametrize("backend", [*BACKENDS, citus], indirect=True)
+
+
+@pytest.fixture
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each store backend in turn; Citus is PostgreSQL at the coordinator's URL."""
     name: str = request.param
     if name == "postgres":
         postgres_url()
+    if name == "citus":
+        monkeypatch.setenv(POSTGRES_ENV, citus_url())
+        return "postgres"
     return name
 
 

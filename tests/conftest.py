@@ -11,7 +11,7 @@ import os
 import sys
 
 import pytest
-from backends import backend, place  # noqa: F401  (fixtures: each store backend in turn)
+from backends import backend, parametrize_backends, place  # noqa: F401  (each backend in turn)
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -33,9 +33,22 @@ settings.register_profile(
 settings.load_profile(os.environ.get("STATEGRAPH_HYPOTHESIS_PROFILE", "ci"))
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Each store backend in turn for the tests that take one (:mod:`backends`)."""
+    parametrize_backends(metafunc)
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """Say what the generated examples reached (``stategraph.testing.reach``): a property
-    that passes on examples whose changes move nothing proves little."""
+    """Say how many tests passed on Citus (``tests/backends.py``), and what the generated
+    examples reached (``stategraph.testing.reach``): a property that passes on examples whose
+    changes move nothing proves little."""
+    on_citus = [
+        r.nodeid
+        for r in terminalreporter.stats.get("passed", [])
+        if "[citus" in r.nodeid or "test_citus.py" in r.nodeid
+    ]
+    if on_citus:
+        terminalreporter.write_sep("-", f"{len(on_citus)} tests passed on the Citus cluster")
     reach = sys.modules.get("stategraph.testing.reach")
     lines = reach.summary() if reach is not None else []
     if lines:

@@ -17,6 +17,8 @@ from stategraph import Memory
 from stategraph.errors import LogIntegrityError, StategraphError, StoreError
 from stategraph.store import SCHEMA_VERSION, SQLiteStore, _ids, canonical_json, ids_json
 
+pytestmark = pytest.mark.citus  # the backend tests also run on Citus (tests/backends.py)
+
 
 def dump(path: Path) -> list[str]:
     conn = sqlite3.connect(path)

@@ -20,6 +20,8 @@ from stategraph.store import SQLiteStore
 
 from .logged import decode
 
+pytestmark = pytest.mark.citus  # the backend tests also run on Citus (tests/backends.py)
+
 
 @pytest.fixture
 def mem(place: Place) -> Iterator[Memory]:

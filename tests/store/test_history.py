@@ -16,6 +16,8 @@ from stategraph.store import LogEntry, SQLiteStore
 
 from .logged import LAST, row, update
 
+pytestmark = pytest.mark.citus  # the backend tests also run on Citus (tests/backends.py)
+
 
 @pytest.fixture
 def logged(logged_path: Place) -> Place:
@@ -87,6 +89,7 @@ def test_writing_while_iterating_ends_at_the_head_it_started_from(store: SQLiteS
         assert store.head()[0] == 2 * LAST
 
 
+@pytest.mark.citus(skip="five bulk loads of 2,000 rows take about 70 s on Citus: too long for CI")
 def test_iterating_holds_one_report_at_a_time(place: Place) -> None:
     """Five hub revisions: walking the log with ``iter_history`` peaks at about one report,
     ``history()`` at all five."""

@@ -2,7 +2,8 @@
 or change each other, a tenant's writes in turn and other tenants' in parallel, one hash chain
 per tenant, keys that lead with the tenant, and versioned schemas.
 
-Every test here needs the server ``STATEGRAPH_TEST_POSTGRES`` names (``tests/backends.py``).
+Every test here needs the server ``STATEGRAPH_TEST_POSTGRES`` names (``tests/backends.py``), and
+runs again on the Citus coordinator ``STATEGRAPH_TEST_CITUS`` names (``[citus]``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from backends import Place, fresh_tenant, make_place, postgres_url
+from backends import POSTGRES_ENV, Place, citus_url, fresh_tenant, make_place, postgres_url
 
 from stategraph import Change, Memory, Truth
 from stategraph.errors import (
@@ -31,8 +32,12 @@ from stategraph.stores import open_store
 pytestmark = pytest.mark.usefixtures("_server")
 
 
-@pytest.fixture
-def _server() -> None:
+@pytest.fixture(params=["postgres", "citus"])
+def _server(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test on the PostgreSQL server, then on the Citus coordinator (its tables distributed
+    by tenant), which must keep the same promises."""
+    if request.param == "citus":
+        monkeypatch.setenv(POSTGRES_ENV, citus_url())
     postgres_url()
 
 
