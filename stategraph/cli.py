@@ -419,7 +419,8 @@ def _cmd_history(args: argparse.Namespace) -> int:
             return 0
         entries = mem.store.iter_history(args.limit, args.since)  # streamed: reports can be large
         if args.json:
-            print(json.dumps([e.model_dump(mode="json") for e in entries], ensure_ascii=False))
+            rows = [e.model_dump(mode="json", by_alias=True) for e in entries]  # "assert"
+            print(json.dumps(rows, ensure_ascii=False))
             return 0
         for e in entries:
             r = e.report

@@ -175,3 +175,14 @@ def test_retract_and_supersede_never_create_a_store(
     run(capsys, "add", db, "--id", "f1")
     code, _, err = run(capsys, "retract", db, "ghost")
     assert code == 2 and "ghost" in err
+
+
+def test_history_json_names_asserted_states_as_change_files_do(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    db = str(tmp_path / "m.db")
+    run(capsys, "add", db, "--id", "f1", "--text", "it rains")
+    code, out, _ = run(capsys, "history", db, "--json")
+    assert code == 0
+    change = json.loads(out)[0]["report"]["change"]
+    assert [s["id"] for s in change["assert"]] == ["f1"] and "assert_" not in change
