@@ -73,7 +73,7 @@ exit codes:
   {EXIT_INTERNAL}    internal error: a bug; rerun with --debug and report the traceback
   {EXIT_INPUT}    bad command or input: a usage error, an unknown id, an invalid change, or a file
        the loaders refuse (missing, not UTF-8, too large, too deep, YAML aliases, duplicate keys)
-  {EXIT_STORE}    the store cannot be used: missing (show, why, why-not and history never create
+  {EXIT_STORE}    the store cannot be used: missing (only add, revise and import create
        one), a folder, not a stategraph store, another schema version, damaged
   {EXIT_INTEGRITY}    the revision log does not verify (with --deep: or the tables do not match it),
        or the store refuses writes since a verification failed: the store was altered
@@ -228,6 +228,20 @@ def _cmd_revise(args: argparse.Namespace) -> int:
     valid = _validated(Change, change, "change")  # before the store opens: a bad one makes none
     with _open(args, create=True) as mem:
         _emit(mem.revise(valid), args.json)
+    return 0
+
+
+def _cmd_retract(args: argparse.Namespace) -> int:
+    valid = _validated(Change, {"retract": args.ids}, "change")
+    with _open(args) as mem:  # only states stored can go: a missing store is an error
+        _emit(mem.revise(valid), args.json)
+    return 0
+
+
+def _cmd_supersede(args: argparse.Namespace) -> int:
+    new = _validated(State, {"id": args.id, "kind": args.kind, "text": args.text}, "state")
+    with _open(args) as mem:
+        _emit(mem.supersede(args.old, new), args.json)
     return 0
 
 
@@ -405,7 +419,8 @@ def _cmd_history(args: argparse.Namespace) -> int:
             return 0
         entries = mem.store.iter_history(args.limit, args.since)  # streamed: reports can be large
         if args.json:
-            print(json.dumps([e.model_dump(mode="json") for e in entries], ensure_ascii=False))
+            rows = [e.model_dump(mode="json", by_alias=True) for e in entries]  # "assert"
+            print(json.dumps(rows, ensure_ascii=False))
             return 0
         for e in entries:
             r = e.report
@@ -528,6 +543,19 @@ def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument("--max-depth", type=int)
     p.set_defaults(func=_cmd_revise)
+
+    p = store_cmd("retract", "retract states (they stay in the history)")
+    p.add_argument("ids", nargs="+", metavar="ID")
+    p.add_argument("--max-depth", type=int)
+    p.set_defaults(func=_cmd_retract)
+
+    p = store_cmd("supersede", "replace a state by a new one")
+    p.add_argument("old", metavar="OLD", help="the state replaced")
+    p.add_argument("--id", required=True, help="the new state's id")
+    p.add_argument("--text", required=True, help="the new state's text")
+    p.add_argument("--kind", default="fact", help="the new state's kind (default fact)")
+    p.add_argument("--max-depth", type=int)
+    p.set_defaults(func=_cmd_supersede)
 
     p = store_cmd(
         "import", "bulk-load new states and justifications from a JSONL file", creates=True

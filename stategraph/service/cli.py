@@ -67,6 +67,33 @@ def _warn_if_exposed(host: str) -> None:
         )
 
 
+def _announce(store: str, host: str, port: int, path: str = "") -> None:
+    """Check that the port is free, then say on stderr where the tenants are and where to
+    connect: a port in use is a one-line error (exit 2) before anything claims to listen.
+
+    Args:
+        store: the ``--store`` URL; a SQLite folder is shown as its absolute, resolved path,
+            any other URL without its credentials.
+    """
+    from stategraph.service import serving
+    from stategraph.service.tenants import SQLiteTenants, open_tenants
+    from stategraph.urls import redact
+
+    serving.listening_socket(host, port, reuse_port=False).close()
+    tenants = open_tenants(store)
+    try:
+        where = (
+            f"one SQLite file per tenant in {tenants.folder.resolve()}"
+            if isinstance(tenants, SQLiteTenants)
+            else redact(store, store)
+        )
+    finally:
+        tenants.close()
+    shown = f"[{host}]" if ":" in host else host
+    print(f"stategraph: tenants stored: {where}", file=sys.stderr)
+    print(f"stategraph: listening on http://{shown}:{port}{path}", file=sys.stderr)
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     from stategraph.service.auth import Tokens, add_token
 
@@ -107,6 +134,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         }
     )
     _warn_if_exposed(args.host)
+    _announce(args.store, args.host, args.port)
     serving.run(
         "stategraph.service.http:app_from_env",
         factory=True,
@@ -142,6 +170,7 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
             raise ServiceConfigError(
                 "--tokens", "mcp --http beyond loopback needs --tokens (each token one tenant)"
             )
+        _announce(args.store, args.host, args.port, "/mcp")
     serve(
         args.store,
         tenant=args.tenant,

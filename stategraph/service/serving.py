@@ -19,6 +19,7 @@ only the requests that worker had in hand), and stops them all on SIGINT or SIGT
 
 from __future__ import annotations
 
+import errno
 import multiprocessing
 import os
 import signal
@@ -31,6 +32,8 @@ from typing import Any
 import uvicorn
 from uvicorn.config import STARTUP_FAILURE
 
+from stategraph.service.errors import ServiceConfigError
+
 __all__ = ["listening_socket", "run"]
 
 
@@ -39,6 +42,9 @@ def listening_socket(host: str, port: int, *, reuse_port: bool) -> socket.socket
 
     Args:
         reuse_port: join the port's ``SO_REUSEPORT`` group (each worker binds its own).
+
+    Raises:
+        ServiceConfigError: another process listens on the port (a line, not a traceback).
     """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -46,7 +52,17 @@ def listening_socket(host: str, port: int, *, reuse_port: bool) -> socket.socket
     if reuse_port:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.bind((host, port))
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno != errno.EADDRINUSE:
+            raise
+        raise ServiceConfigError(
+            "--port",
+            f"port {port} on {host} is already in use (another server listens there): stop "
+            "it, or give another --port",
+        ) from None
     sock.listen(2048)
     sock.set_inheritable(True)
     return sock

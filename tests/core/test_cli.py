@@ -141,3 +141,48 @@ def test_python_dash_m() -> None:
         check=True,
     )
     assert json.loads(out.stdout)["entries"][0]["id"] == "m2"
+
+
+def test_retract_and_supersede_print_the_report_as_revise_does(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    db = str(tmp_path / "m.db")
+    run(capsys, "add", db, "--id", "f1", "--text", "it rains")
+    run(capsys, "add", db, "--id", "b1", "--kind", "belief", "--because", "f1")
+    code, out, _ = run(capsys, "supersede", db, "f1", "--id", "f2", "--text", "it is sunny")
+    assert code == 0 and "superseded by f2" in out and "b1" in out and "invalidated" in out
+    code, out, _ = run(capsys, "retract", db, "f2", "--json")
+    assert code == 0
+    assert json.loads(out)["changed"] == [
+        {"id": "f2", "action": "retracted", "by": None, "new": "false"}
+    ]
+    code, out, _ = run(capsys, "show", db, "--json")
+    assert {r["id"]: r["truth"] for r in json.loads(out)} == {
+        "f1": "false",
+        "f2": "false",
+        "b1": "false",
+    }
+
+
+def test_retract_and_supersede_never_create_a_store(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    missing = tmp_path / "none.db"
+    assert run(capsys, "retract", str(missing), "f1")[0] == 3
+    assert run(capsys, "supersede", str(missing), "f1", "--id", "f2", "--text", "x")[0] == 3
+    assert not missing.exists()
+    db = str(tmp_path / "m.db")
+    run(capsys, "add", db, "--id", "f1")
+    code, _, err = run(capsys, "retract", db, "ghost")
+    assert code == 2 and "ghost" in err
+
+
+def test_history_json_names_asserted_states_as_change_files_do(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    db = str(tmp_path / "m.db")
+    run(capsys, "add", db, "--id", "f1", "--text", "it rains")
+    code, out, _ = run(capsys, "history", db, "--json")
+    assert code == 0
+    change = json.loads(out)[0]["report"]["change"]
+    assert [s["id"] for s in change["assert"]] == ["f1"] and "assert_" not in change

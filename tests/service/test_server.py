@@ -100,6 +100,14 @@ def test_stategraph_serve_with_workers(tmp_path: Path, setup: Setup) -> None:
         _, err = server.communicate(timeout=30)
     assert server.returncode == 0, err
     assert setup.tenants.tenants() == ["a"]
+    assert f"stategraph: listening on {url}\n" in err
+    if setup.backend == "sqlite":  # the folder as an absolute path, resolved
+        assert (
+            f"tenants stored: one SQLite file per tenant in {(tmp_path / 'data').resolve()}\n"
+            in err
+        )
+    else:
+        assert "stategraph: tenants stored: postgresql://" in err
 
 
 def test_serve_refuses_what_it_cannot_serve(tmp_path: Path) -> None:
