@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from backends import Place
@@ -135,6 +136,33 @@ def test_an_untouched_store_passes_after_every_kind_of_write(place: Place) -> No
             mem.fact("a1")
             mem.belief("a2", because=[["a1"]])
         assert mem.verify_log(deep=True) == 10
+
+
+CHANGES: list[dict[str, Any]] = [
+    {"assert": [{"id": "f1", "kind": "fact"}, {"id": "f2", "kind": "fact"}]},
+    {  # a derived state asserted with its justification, one with an unless
+        "assert": [{"id": "d1", "kind": "belief"}, {"id": "d2", "kind": "belief"}],
+        "add_justifications": [
+            {"head": "d1", "premises": ["f1"]},
+            {"head": "d2", "premises": ["f1"], "unless": ["u1"]},
+        ],
+    },
+    {"add_justifications": [{"head": "d1", "premises": ["f2"]}]},
+    {"remove_justifications": [{"head": "d1", "premises": ["f1"]}]},
+    {"assert": [{"id": "u1", "kind": "fact"}]},  # blocks d2: its edges' follow flags move
+    {"remove_justifications": [{"head": "d2", "premises": ["f1"], "unless": ["u1"]}]},
+    {"retract": ["f2"]},
+    {"supersede": [{"id": "f1", "with": {"id": "f1b", "kind": "fact"}}]},
+]
+
+
+def test_the_digest_follows_each_kind_of_change(place: Place) -> None:
+    """A commit moves the rows it touched in memory rather than reading them back: each kind
+    of change, checked against every row right after it."""
+    with place.memory() as mem:
+        for n, change in enumerate(CHANGES, 1):
+            mem.revise(change)
+            assert mem.verify_log(deep=True) == n, change
 
 
 def test_the_kept_sums_edited_refuse_writes_until_a_deep_check_rebuilds_them(
