@@ -22,12 +22,13 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from stategraph.candidates import CandidateProposer, Proposer
+from stategraph.engine.explain import Proof, WhyNot, why, why_not
+from stategraph.engine.graph import SupportGraph
+from stategraph.engine.policy import Policy
+from stategraph.engine.revise import Revision, revise, seeds
 from stategraph.errors import ConcurrentChangeError, InvalidInputError, UnknownStateError
-from stategraph.explain import Proof, WhyNot, why, why_not
-from stategraph.graph import SupportGraph
 from stategraph.judge.base import Judge, JudgeCall, Question, question_key
-from stategraph.judging import JudgeBudget, flag_blockers, settle
+from stategraph.judge.settle import JudgeBudget, flag_blockers, settle
 from stategraph.model import (
     Change,
     Decision,
@@ -40,13 +41,12 @@ from stategraph.model import (
     id_list,
     normalise_id,
 )
-from stategraph.policy import Policy
 from stategraph.prepare import Preparer
-from stategraph.provenance import check_change, check_justification
-from stategraph.review import PendingReview, pending_review, review_change
-from stategraph.revise import Revision, revise, seeds
-from stategraph.store import LogEntry, Since, Store
-from stategraph.stores import open_store
+from stategraph.review.confirm import PendingReview, pending_review, review_change
+from stategraph.review.provenance import check_change, check_justification
+from stategraph.store.open import open_store
+from stategraph.store.sqlite import LogEntry, Since, Store
+from stategraph.text.candidates import CandidateProposer, Proposer
 
 __all__ = ["Alternative", "Memory", "justifications_for"]
 
@@ -533,7 +533,7 @@ class Memory:
         Much faster than adding states one by one (no per-state report), for imports and
         large stores. Both arguments may be generators: they are read once, states first, and
         the load keeps only a few integers per justification, so importing a million states
-        from a file needs no million objects in memory. See :mod:`stategraph.bulk` for what it
+        from a file needs no million objects in memory. See :mod:`stategraph.store.bulk` for what it
         accepts.
 
         The justifications are the caller's, as in :meth:`revise`: ``declared`` or
@@ -561,8 +561,8 @@ class Memory:
     ) -> dict[str, Any]:
         """:meth:`bulk_load` without the check of who may write each justification: the
         engine's own path (see :meth:`_apply`)."""
-        from stategraph.bulk import bulk_load
-        from stategraph.store import SQLiteStore
+        from stategraph.store.bulk import bulk_load
+        from stategraph.store.sqlite import SQLiteStore
 
         if not isinstance(self.store, SQLiteStore):
             raise InvalidInputError("config", [("store", "bulk_load needs the SQLite store")])

@@ -107,7 +107,7 @@ class Place:
             shutil.copy(self.path, other.path)
             return
         conn = self._conn()
-        from stategraph.pgschema import TENANT_TABLES
+        from stategraph.store.pgschema import TENANT_TABLES
 
         for table in TENANT_TABLES:
             cols = [
@@ -207,7 +207,7 @@ class Place:
                 return list(conn.iterdump())
             finally:
                 conn.close()
-        from stategraph.pgschema import TENANT_TABLES
+        from stategraph.store.pgschema import TENANT_TABLES
 
         out: list[str] = []
         conn = self._conn()
@@ -219,7 +219,7 @@ class Place:
     def drop(self) -> None:
         """Delete a PostgreSQL place's rows and close the tamperer's connection."""
         if self.backend == "postgres" and self.tenant is not None:
-            from stategraph.pgschema import TENANT_TABLES
+            from stategraph.store.pgschema import TENANT_TABLES
 
             conn = self._conn()
             for table in TENANT_TABLES:

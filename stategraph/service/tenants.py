@@ -32,7 +32,7 @@ from typing import Any, Protocol
 from stategraph.errors import StoreBusyError
 from stategraph.memory import Memory
 from stategraph.service.errors import InvalidTenantError, ServiceConfigError
-from stategraph.store import SQLiteStore
+from stategraph.store.sqlite import SQLiteStore
 
 __all__ = [
     "BACKENDS",

@@ -267,7 +267,7 @@ def test_a_version_1_database_is_migrated_to_group_watches_and_links(database: s
     import psycopg
 
     from stategraph.grounding.packs import list_packs
-    from stategraph.pgschema import MIGRATIONS
+    from stategraph.store.pgschema import MIGRATIONS
 
     with psycopg.connect(database, autocommit=True) as conn:
         for statement in MIGRATIONS[1]:

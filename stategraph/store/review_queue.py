@@ -25,7 +25,7 @@ import sqlite3
 from collections.abc import Iterator
 
 from stategraph.model import Entry, Report, Truth, Verdict
-from stategraph.revlog import UnreadableColumn, unpack
+from stategraph.store.revlog import UnreadableColumn, unpack
 
 __all__ = ["SCHEMA", "Flag", "fill", "flag", "flags", "record", "undefined_ids"]
 

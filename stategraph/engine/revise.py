@@ -21,15 +21,16 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from stategraph.bounded import frontier_outcome, tainted
+from stategraph.engine.bounded import frontier_outcome, tainted
+from stategraph.engine.explain import body, derivation_levels, failures, justification_value
+from stategraph.engine.graph import Cone, JustKey, SupportGraph
+from stategraph.engine.logic import Program, Rule, negative_components, well_founded
+from stategraph.engine.policy import Policy
 from stategraph.errors import (
     InvalidChangeError,
     SelfJustificationError,
     UnknownStateError,
 )
-from stategraph.explain import body, derivation_levels, failures, justification_value
-from stategraph.graph import Cone, JustKey, SupportGraph
-from stategraph.logic import Program, Rule, negative_components, well_founded
 from stategraph.model import (
     FALSE,
     TRUE,
@@ -51,7 +52,6 @@ from stategraph.model import (
     Verdict,
     trusted,
 )
-from stategraph.policy import Policy
 
 __all__ = ["LinkWrites", "Revision", "Writes", "revise", "seeds", "validate"]
 
