@@ -27,7 +27,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from stategraph.errors import StoreBusyError, StoreError
 from stategraph.memory import Memory
 from stategraph.service.errors import ServiceConfigError
-from stategraph.service.tenants import check_tenant
+from stategraph.service.tenant_names import check_tenant
 from stategraph.store.open import split_tenant
 from stategraph.store.pgschema import ensure_schema
 from stategraph.store.postgres import LOCK_SQL, PostgresStore, configure, lock_key
