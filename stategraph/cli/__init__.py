@@ -7,6 +7,6 @@ May import: every layer below it. Heavy imports (pictures, text import, the judg
 inside the commands that need them, so ``stategraph --help`` starts fast.
 """
 
-from stategraph.cli.main import EXIT_CODES, main, render_report
+from stategraph.cli.main import EXIT_CODES, build_parser, main, render_report
 
-__all__ = ["EXIT_CODES", "main", "render_report"]
+__all__ = ["EXIT_CODES", "build_parser", "main", "render_report"]
