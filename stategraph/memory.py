@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import gc
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -23,9 +24,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from stategraph.engine.explain import Proof, WhyNot, why, why_not
-from stategraph.engine.graph import SupportGraph
 from stategraph.engine.policy import Policy
-from stategraph.engine.revise import Revision, revise, seeds
+from stategraph.engine.revise import solve as solve_change
 from stategraph.errors import ConcurrentChangeError, InvalidInputError, UnknownStateError
 from stategraph.judge.base import Judge, JudgeCall, Question, question_key
 from stategraph.judge.settle import JudgeBudget, flag_blockers, settle
@@ -408,14 +408,14 @@ class Memory:
             asked = change  # logged as given, for replay (stategraph.audit)
             change, compatible, link = self._preparer.prepare(change, judged=judge is not None)
 
-            def solve(change: Change) -> tuple[Revision, SupportGraph]:
-                cited = {x for j in change.add_justifications for x in (*j.premises, *j.unless)}
-                cone = self.store.cone(seeds(change), self.max_depth, self.max_cone, cited)
-                graph = self._subgraph(change, cone.solve)
-                return revise(
-                    graph, self.policy, change, cone, self.store, self.max_depth, compatible
-                ), graph
-
+            solve = functools.partial(
+                solve_change,
+                self.store,
+                self.policy,
+                max_depth=self.max_depth,
+                max_cone=self.max_cone,
+                compatible=compatible,
+            )
             first = solve(change)
             calls: list[JudgeCall] = []
             rev = first[0]
@@ -448,15 +448,6 @@ class Memory:
         """
         with self.store.transaction():
             yield
-
-    def _subgraph(self, change: Change, solve: frozenset[str]) -> SupportGraph:
-        """What one revision reads first: the states to solve and every state the change
-        names."""
-        named = {*change.retract, *(s.id for s in change.supersede)}
-        named.update(s.id for s in (*change.assert_, *(s.with_ for s in change.supersede)))
-        for j in (*change.add_justifications, *change.remove_justifications):
-            named.update((j.head, *j.premises, *j.unless))
-        return self.store.subgraph(named | solve)
 
     def add(
         self,
