@@ -23,7 +23,7 @@ from typing import Any
 import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from stategraph.demo import SCENARIO
+from stategraph.cli.demo import SCENARIO
 
 T = SCENARIO["zh"]
 PLANS = {"p1": "周末和朋友在深圳喝早茶", "p2": "在深圳南山办一张健身卡"}

@@ -75,7 +75,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         if args.postgres:
-            from stategraph.pgstore import PostgresStore
+            from stategraph.store.postgres import PostgresStore
 
             tenant = f"measure-{os.getpid()}"
             sep = "&" if "?" in args.postgres else "?"

@@ -3,7 +3,7 @@
 #
 #   pip install mutmut            # not a project dependency: this run is opt-in
 #   scripts/mutation.sh           # every mutant of the modules below (hours on two cores)
-#   scripts/mutation.sh 'stategraph.revlog.*'   # only the mutants matching these globs
+#   scripts/mutation.sh 'stategraph.store.revlog.*'   # only the mutants matching these globs
 #
 # It mutates a copy of the committed tree (git archive HEAD) in MUTATION_DIR (default: a new
 # temporary folder; give the same one again to go on where a run stopped), never the work
@@ -23,11 +23,11 @@ if [ ! -f "$work/setup.cfg" ]; then
 [mutmut]
 source_paths = stategraph
 only_mutate =
-    stategraph/revise.py
-    stategraph/logic.py
-    stategraph/explain.py
-    stategraph/revlog.py
-    stategraph/store.py
+    stategraph/engine/revise.py
+    stategraph/engine/logic.py
+    stategraph/engine/explain.py
+    stategraph/store/revlog.py
+    stategraph/store/sqlite.py
 also_copy =
     rules
     grounding
@@ -62,14 +62,14 @@ fi
 cd "$work"
 echo "mutation run in $work"
 # The log part of store.py: its log's methods and helpers; other store mutants are skipped.
-log='stategraph.store.*append* stategraph.store.*history* stategraph.store.*_entries*
-     stategraph.store.*_entry* stategraph.store.*head* stategraph.store.*verify*
-     stategraph.store.*tamper* stategraph.store.*_refuse* stategraph.store.*_acknowledged*
-     stategraph.store.*_last* stategraph.store.*_since* stategraph.store.*commit*'
+log='stategraph.store.sqlite.*append* stategraph.store.sqlite.*history* stategraph.store.sqlite.*_entries*
+     stategraph.store.sqlite.*_entry* stategraph.store.sqlite.*head* stategraph.store.sqlite.*verify*
+     stategraph.store.sqlite.*tamper* stategraph.store.sqlite.*_refuse* stategraph.store.sqlite.*_acknowledged*
+     stategraph.store.sqlite.*_last* stategraph.store.sqlite.*_since* stategraph.store.sqlite.*commit*'
 if [ $# -eq 0 ]; then
     # shellcheck disable=SC2086
-    set -- 'stategraph.revise.*' 'stategraph.logic.*' 'stategraph.explain.*' \
-        'stategraph.revlog.*' $log
+    set -- 'stategraph.engine.revise.*' 'stategraph.engine.logic.*' 'stategraph.engine.explain.*' \
+        'stategraph.store.revlog.*' $log
 fi
 "$python" -m mutmut run "$@" || true
 "$python" "$here/scripts/mutation_score.py" "$work"

@@ -27,7 +27,7 @@ from typing import Any
 
 from stategraph import Memory
 from stategraph.model import Change
-from stategraph.store import SQLiteStore
+from stategraph.store.sqlite import SQLiteStore
 
 STEPS = ("commit", "_tables_base", "_rows_sums", "_touched_rows", "keep_sums", "append", "_write")
 

@@ -1,5 +1,6 @@
 """stategraph: dependency-aware state revision for AI agent memory."""
 
+from stategraph.engine.policy import KindPolicy, Policy
 from stategraph.errors import StategraphError
 from stategraph.memory import Memory
 from stategraph.model import (
@@ -11,7 +12,6 @@ from stategraph.model import (
     Truth,
     Verdict,
 )
-from stategraph.policy import KindPolicy, Policy
 
 __all__ = [
     "Change",

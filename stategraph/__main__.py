@@ -2,6 +2,6 @@
 
 import sys
 
-from stategraph.cli import main
+from stategraph.cli.main import main
 
 sys.exit(main())

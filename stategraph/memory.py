@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import gc
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -22,12 +23,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from stategraph.candidates import CandidateProposer, Proposer
+from stategraph.engine.explain import Proof, WhyNot, why, why_not
+from stategraph.engine.policy import Policy
+from stategraph.engine.revise import solve as solve_change
 from stategraph.errors import ConcurrentChangeError, InvalidInputError, UnknownStateError
-from stategraph.explain import Proof, WhyNot, why, why_not
-from stategraph.graph import SupportGraph
 from stategraph.judge.base import Judge, JudgeCall, Question, question_key
-from stategraph.judging import JudgeBudget, flag_blockers, settle
+from stategraph.judge.settle import JudgeBudget, flag_blockers, settle
 from stategraph.model import (
     Change,
     Decision,
@@ -40,13 +41,12 @@ from stategraph.model import (
     id_list,
     normalise_id,
 )
-from stategraph.policy import Policy
 from stategraph.prepare import Preparer
-from stategraph.provenance import check_change, check_justification
-from stategraph.review import PendingReview, pending_review, review_change
-from stategraph.revise import Revision, revise, seeds
-from stategraph.store import LogEntry, Since, Store
-from stategraph.stores import open_store
+from stategraph.review.confirm import PendingReview, pending_review, review_change
+from stategraph.review.provenance import check_change, check_justification
+from stategraph.store.open import open_store
+from stategraph.store.sqlite import LogEntry, Since, Store
+from stategraph.text.candidates import CandidateProposer, Proposer
 
 if TYPE_CHECKING:
     from stategraph.recall import Recalled
@@ -411,14 +411,14 @@ class Memory:
             asked = change  # logged as given, for replay (stategraph.audit)
             change, compatible, link = self._preparer.prepare(change, judged=judge is not None)
 
-            def solve(change: Change) -> tuple[Revision, SupportGraph]:
-                cited = {x for j in change.add_justifications for x in (*j.premises, *j.unless)}
-                cone = self.store.cone(seeds(change), self.max_depth, self.max_cone, cited)
-                graph = self._subgraph(change, cone.solve)
-                return revise(
-                    graph, self.policy, change, cone, self.store, self.max_depth, compatible
-                ), graph
-
+            solve = functools.partial(
+                solve_change,
+                self.store,
+                self.policy,
+                max_depth=self.max_depth,
+                max_cone=self.max_cone,
+                compatible=compatible,
+            )
             first = solve(change)
             calls: list[JudgeCall] = []
             rev = first[0]
@@ -451,15 +451,6 @@ class Memory:
         """
         with self.store.transaction():
             yield
-
-    def _subgraph(self, change: Change, solve: frozenset[str]) -> SupportGraph:
-        """What one revision reads first: the states to solve and every state the change
-        names."""
-        named = {*change.retract, *(s.id for s in change.supersede)}
-        named.update(s.id for s in (*change.assert_, *(s.with_ for s in change.supersede)))
-        for j in (*change.add_justifications, *change.remove_justifications):
-            named.update((j.head, *j.premises, *j.unless))
-        return self.store.subgraph(named | solve)
 
     def add(
         self,
@@ -536,7 +527,7 @@ class Memory:
         Much faster than adding states one by one (no per-state report), for imports and
         large stores. Both arguments may be generators: they are read once, states first, and
         the load keeps only a few integers per justification, so importing a million states
-        from a file needs no million objects in memory. See :mod:`stategraph.bulk` for what it
+        from a file needs no million objects in memory. See :mod:`stategraph.store.bulk` for what it
         accepts.
 
         The justifications are the caller's, as in :meth:`revise`: ``declared`` or
@@ -564,8 +555,8 @@ class Memory:
     ) -> dict[str, Any]:
         """:meth:`bulk_load` without the check of who may write each justification: the
         engine's own path (see :meth:`_apply`)."""
-        from stategraph.bulk import bulk_load
-        from stategraph.store import SQLiteStore
+        from stategraph.store.bulk import bulk_load
+        from stategraph.store.sqlite import SQLiteStore
 
         if not isinstance(self.store, SQLiteStore):
             raise InvalidInputError("config", [("store", "bulk_load needs the SQLite store")])

@@ -23,19 +23,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from stategraph.candidates import Proposer
-from stategraph.linking import GroupCache, IncrementalLinker, Links, RuleLinker, parse_atom
+from stategraph.engine.policy import Policy
+from stategraph.engine.revise import LinkWrites
+from stategraph.grounding.terms import argument_terms
 from stategraph.model import Change, EdgeCheck, Justification, Origin, State
-from stategraph.policy import Policy
-from stategraph.revise import LinkWrites
-from stategraph.store import Store
-from stategraph.terms import argument_terms
+from stategraph.store.sqlite import Store
+from stategraph.text.candidates import Proposer
+from stategraph.text.linking import GroupCache, IncrementalLinker, Links, RuleLinker, parse_atom
 
 if TYPE_CHECKING:
     import clingo
 
-    from stategraph.atom_index import LinkIndex, StoreInputs
-    from stategraph.linking import Group
+    from stategraph.text.atom_index import LinkIndex, StoreInputs
+    from stategraph.text.linking import Group
 
 _GROUPS = "link_groups"
 """The setting naming the packs for which every linked memory's group and watches are
@@ -235,7 +235,7 @@ class Preparer:
         if index is None or self.incremental is None:
             atoms = {s.id: s.atoms for s in self.store.with_atoms()}
             return self.linker.link(atoms, [h.id for h in heads])
-        from stategraph.atom_index import StoreInputs
+        from stategraph.text.atom_index import StoreInputs
 
         atoms_of = {h.id: [parse_atom(a, h.id) for a in h.atoms] for h in heads}
         return self.incremental.link(StoreInputs(index, {}), atoms_of)
@@ -435,7 +435,7 @@ class Preparer:
             derived = [s for s, st in states.items() if not self.policy.is_exogenous(st)]
             links = self.linker.link({s: st.atoms for s, st in states.items()}, derived)
             return self._against_stored(links, derived, LinkWrites())
-        from stategraph.atom_index import StoreInputs, group_key
+        from stategraph.text.atom_index import StoreInputs, group_key
 
         new = {s.id: [parse_atom(a, s.id) for a in s.atoms] for s in new_states if s.atoms}
         inputs = StoreInputs(index, new)
@@ -490,8 +490,8 @@ class Preparer:
         links are its group's derivations over the committed store (the property suite
         holds linking to :func:`~stategraph.linking.link_from_scratch` change after change).
         """
-        from stategraph.atom_index import StoreInputs, group_atoms, group_key
-        from stategraph.linking import delta, rule_justification
+        from stategraph.text.atom_index import StoreInputs, group_atoms, group_key
+        from stategraph.text.linking import delta, rule_justification
 
         assert self.incremental is not None
         cache = self._groups
@@ -565,12 +565,12 @@ class Preparer:
 
     def _index(self) -> LinkIndex | None:
         """The store's atom index, where it keeps one (the SQLite store does)."""
-        from stategraph.store import SQLiteStore
+        from stategraph.store.sqlite import SQLiteStore
 
         if not isinstance(self.store, SQLiteStore):
             return None
         if self._link_index is None:
-            from stategraph.atom_index import LinkIndex
+            from stategraph.text.atom_index import LinkIndex
 
             self._link_index = LinkIndex(self.store.conn)
         return self._link_index

@@ -1,6 +1,6 @@
 """Recall: the memories that answer a question, each with whether it can be relied on.
 
-Ranking is the full-text index's (:mod:`stategraph.fulltext`: BM25 on SQLite, ``ts_rank_cd``
+Ranking is the full-text index's (:mod:`stategraph.text.fulltext`: BM25 on SQLite, ``ts_rank_cd``
 on PostgreSQL), over the query's words and the arguments of the atoms it grounds to. What is
 returned is graded by the truth maintenance, never by the ranking:
 
@@ -20,17 +20,28 @@ written. Settle the answer with :meth:`Memory.confirm <stategraph.memory.Memory.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from stategraph import fulltext, review_queue
+from stategraph.engine.explain import WhyNot
 from stategraph.errors import InvalidInputError
-from stategraph.explain import WhyNot
 from stategraph.model import Entry, State, Truth
+from stategraph.store import review_queue
+from stategraph.store.sqlite import Store
+from stategraph.text import fulltext
 
-if TYPE_CHECKING:
-    from stategraph.memory import Memory
+
+class Memory(Protocol):
+    """What recall reads of a :class:`~stategraph.memory.Memory` (which calls down into this
+    module: recall never imports it back)."""
+
+    store: Store
+    grounder: str | None
+
+    def why_not(self, state_id: str) -> WhyNot:
+        """What stops each justification of a state."""
+        ...
 
 __all__ = ["MAX_K", "MAX_QUERY_CHARS", "Recalled", "Status", "recall"]
 

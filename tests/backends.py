@@ -32,8 +32,8 @@ from typing import Any
 import pytest
 
 from stategraph import Memory
-from stategraph.store import SQLiteStore
-from stategraph.stores import open_store
+from stategraph.store.open import open_store
+from stategraph.store.sqlite import SQLiteStore
 
 POSTGRES_ENV = "STATEGRAPH_TEST_POSTGRES"
 CITUS_ENV = "STATEGRAPH_TEST_CITUS"
@@ -128,7 +128,7 @@ class Place:
             shutil.copy(self.path, other.path)
             return
         conn = self._conn()
-        from stategraph.pgschema import TENANT_TABLES
+        from stategraph.store.pgschema import TENANT_TABLES
 
         for table in TENANT_TABLES:
             cols = [
@@ -228,7 +228,7 @@ class Place:
                 return list(conn.iterdump())
             finally:
                 conn.close()
-        from stategraph.pgschema import TENANT_TABLES
+        from stategraph.store.pgschema import TENANT_TABLES
 
         out: list[str] = []
         conn = self._conn()
@@ -240,7 +240,7 @@ class Place:
     def drop(self) -> None:
         """Delete a PostgreSQL place's rows and close the tamperer's connection."""
         if self.backend == "postgres" and self.tenant is not None:
-            from stategraph.pgschema import TENANT_TABLES
+            from stategraph.store.pgschema import TENANT_TABLES
 
             conn = self._conn()
             # The tenants first (this one and its siblings), then each one's rows by its exact

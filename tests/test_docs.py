@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from stategraph.cli import build_parser
+from stategraph.cli.main import build_parser
 from tests.test_examples import EXPECTED
 
 ROOT = Path(__file__).parent.parent

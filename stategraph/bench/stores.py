@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from stategraph.memory import Memory
-from stategraph.store import SQLiteStore
-from stategraph.stores import is_postgres, split_tenant
+from stategraph.store.open import is_postgres, split_tenant
+from stategraph.store.sqlite import SQLiteStore
 
 __all__ = ["scratch_memories"]
 
@@ -61,7 +61,7 @@ class _SQLiteScratch(SQLiteStore):
 
 def _postgres_scratch(url: str, tenant: str) -> SQLiteStore:
     """A new tenant's store whose rows are deleted when it is closed."""
-    from stategraph.pgstore import PostgresStore
+    from stategraph.store.postgres import PostgresStore
 
     class Scratch(PostgresStore):
         def close(self) -> None:

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from stategraph.grounding.analysis import Analysis, Mention
 from stategraph.grounding.data import read_jsonl
 from stategraph.grounding.result import GroundedAtom, SourceSpan
-from stategraph.terms import argument_terms
+from stategraph.grounding.terms import argument_terms
 
 __all__ = ["HEDGE_PREDICATE", "ArgSpec", "FrameSpec", "assemble", "load_frames"]
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from stategraph.engine.explain import justification_value
+from stategraph.engine.graph import SupportGraph
 from stategraph.errors import InvalidInputError, UnknownStateError
-from stategraph.explain import justification_value
-from stategraph.graph import SupportGraph
 from stategraph.model import Entry, Justification, JustificationRef, Report
 from stategraph.pictures.scene import Picture, StateNode, Support
 from stategraph.pictures.select import DEFAULT_LIMIT, Selection, neighbourhood, whole
-from stategraph.store import Store
+from stategraph.store.sqlite import Store
 
 __all__ = ["AROUND_HOPS", "build_picture", "read_report"]
 

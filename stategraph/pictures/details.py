@@ -13,9 +13,9 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from stategraph.audit_render import justification_text, reason_text
+from stategraph.audit.render import justification_text, reason_text
+from stategraph.engine.explain import Proof, WhyNot
 from stategraph.errors import StategraphError
-from stategraph.explain import Proof, WhyNot
 from stategraph.model import Truth
 from stategraph.pictures.labels import clean
 from stategraph.pictures.scene import Picture, StateNode, Support

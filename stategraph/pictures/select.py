@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from stategraph.model import Justification
-from stategraph.store import Store
+from stategraph.store.sqlite import Store
 
 __all__ = ["DEFAULT_LIMIT", "Selection", "neighbourhood", "whole"]
 

@@ -34,13 +34,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import stategraph
+from stategraph.engine.explain import Proof, WhyNot
 from stategraph.errors import InvalidInputError, StategraphError
-from stategraph.explain import Proof, WhyNot
 from stategraph.memory import Memory
 from stategraph.model import Change, Report
 from stategraph.recall import Recalled
-from stategraph.review import PendingReview
-from stategraph.revlog import LogEntry
+from stategraph.review.confirm import PendingReview
 from stategraph.service.auth import Tokens
 from stategraph.service.bodies import BODY_TIMEOUT, BodyLimit, StrictJSONRoute
 from stategraph.service.errors import ServiceConfigError, error_body, http_status, retry_after
@@ -54,6 +53,7 @@ from stategraph.service.schemas import (
     VerifyView,
 )
 from stategraph.service.tenants import TenantStores, open_tenants
+from stategraph.store.revlog import LogEntry
 from stategraph.urls import redact_logs
 
 __all__ = ["CONFIG_ENV", "MAX_BODY", "MAX_PAGE", "InternalErrors", "app_from_env", "create_app"]

@@ -56,8 +56,8 @@ from stategraph.memory import Memory
 from stategraph.model import Truth
 from stategraph.service.auth import add_token
 from stategraph.service.load_client import Connection, ConnectionLost
-from stategraph.store import SQLiteStore
-from stategraph.stores import open_store
+from stategraph.store.open import open_store
+from stategraph.store.sqlite import SQLiteStore
 
 __all__ = ["LoadConfig", "LoadResult", "main", "run", "scratch_database"]
 

@@ -30,11 +30,11 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from stategraph.engine.explain import Proof, WhyNot
 from stategraph.errors import StategraphError
-from stategraph.explain import Proof, WhyNot
 from stategraph.memory import Memory, justifications_for
 from stategraph.model import Change, Justification, Report, State, Supersession, Truth
-from stategraph.review import PendingReview
+from stategraph.review.confirm import PendingReview
 from stategraph.service import mcp_recall, serving
 from stategraph.service.auth import Tokens
 from stategraph.service.errors import UnauthorizedError, public_message

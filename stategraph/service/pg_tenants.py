@@ -26,12 +26,12 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from stategraph.errors import StoreBusyError, StoreError
 from stategraph.memory import Memory
-from stategraph.pgschema import ensure_schema
-from stategraph.pgstore import LOCK_SQL, PostgresStore, configure, lock_key
 from stategraph.service.errors import ServiceConfigError
-from stategraph.service.tenants import check_tenant
-from stategraph.store import SQLiteStore
-from stategraph.stores import split_tenant
+from stategraph.service.tenant_names import check_tenant
+from stategraph.store.open import split_tenant
+from stategraph.store.pgschema import ensure_schema
+from stategraph.store.postgres import LOCK_SQL, PostgresStore, configure, lock_key
+from stategraph.store.sqlite import SQLiteStore
 from stategraph.urls import redact
 
 __all__ = ["PostgresTenants"]

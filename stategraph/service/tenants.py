@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import re
 import sqlite3
 import threading
 import time
@@ -31,8 +30,9 @@ from typing import Any, Protocol
 
 from stategraph.errors import StoreBusyError
 from stategraph.memory import Memory
-from stategraph.service.errors import InvalidTenantError, ServiceConfigError
-from stategraph.store import SQLiteStore
+from stategraph.service.errors import ServiceConfigError
+from stategraph.service.tenant_names import TENANT_NAME, check_tenant
+from stategraph.store.sqlite import SQLiteStore
 
 __all__ = [
     "BACKENDS",
@@ -42,21 +42,6 @@ __all__ = [
     "check_tenant",
     "open_tenants",
 ]
-
-TENANT_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
-"""What a tenant may be called: a safe file name on every file system (no separator, no dot,
-no letter case to fold)."""
-
-
-def check_tenant(tenant: str) -> str:
-    """Return ``tenant`` if it is a valid tenant name.
-
-    Raises:
-        InvalidTenantError: it is not (see :data:`TENANT_NAME`).
-    """
-    if not isinstance(tenant, str) or TENANT_NAME.fullmatch(tenant) is None:
-        raise InvalidTenantError(str(tenant))
-    return tenant
 
 
 class TenantStores(Protocol):

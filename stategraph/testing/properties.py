@@ -41,12 +41,12 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from stategraph import Memory
-from stategraph.linking import link_from_scratch
 from stategraph.model import Justification, Origin
 from stategraph.testing.engine import MemoryFactory, StategraphEngine, rebuild
 from stategraph.testing.graphs import Mirror, Scenario
 from stategraph.testing.harness import Engine, assert_matches_oracle, build, replay
 from stategraph.testing.oracles.program import assert_follows_recorded_program
+from stategraph.text.linking import link_from_scratch
 
 __all__ = [
     "PROPERTIES",

@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from stategraph import KindPolicy, Memory, Policy, demo
+from stategraph import KindPolicy, Memory, Policy
 from stategraph.audit import FIELDS, LogRow, export, read_export, verify_export
-from stategraph.cli import EXIT_INPUT, EXIT_INTEGRITY, main
+from stategraph.cli import demo
+from stategraph.cli.main import EXIT_INPUT, EXIT_INTEGRITY, main
 from stategraph.errors import (
     InputFileError,
     LogIntegrityError,
@@ -27,9 +28,9 @@ from stategraph.errors import (
     ReplayUnavailableError,
 )
 from stategraph.judge import JudgeAnswer, JudgeCall, Question, question_key
-from stategraph.judging import JudgeBudget
-from stategraph.revlog import GENESIS, chain
+from stategraph.judge.settle import JudgeBudget
 from stategraph.store import SQLiteStore
+from stategraph.store.revlog import GENESIS, chain
 
 GOLDEN = Path(__file__).parent / "golden"
 

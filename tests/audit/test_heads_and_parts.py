@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from stategraph.audit import verify_export
-from stategraph.cli import EXIT_INTEGRITY, main
+from stategraph.cli.main import EXIT_INTEGRITY, main
 from stategraph.errors import LogIntegrityError
-from stategraph.revlog import GENESIS
+from stategraph.store.revlog import GENESIS
 
 from .test_audit import declared, exported, lines, write
 

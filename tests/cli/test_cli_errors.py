@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from stategraph import Memory
-from stategraph.cli import (
+from stategraph.cli.main import (
     EXIT_BROKEN_PIPE,
     EXIT_BUSY,
     EXIT_CODES,

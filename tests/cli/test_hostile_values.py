@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from stategraph.cli import EXIT_INPUT, main
+from stategraph.cli.main import EXIT_INPUT, main
 from stategraph.urls import MASK, redact, redact_logs
 
 from .test_cli_errors import imported, one_error_line, run

@@ -14,7 +14,7 @@ import pytest
 
 from stategraph import Memory
 from stategraph.cli import main, render_report
-from stategraph.explain import Proof, ProofStep, WhyNot, WhyNotItem
+from stategraph.engine.explain import Proof, ProofStep, WhyNot, WhyNotItem
 from stategraph.model import (
     Change,
     Entry,

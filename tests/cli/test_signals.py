@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from stategraph import Memory
-from stategraph.cli import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, main
+from stategraph.cli.main import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, main
 
 STATEGRAPH = [sys.executable, "-m", "stategraph"]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from stategraph import Memory
-from stategraph.cli import EXIT_BUSY, EXIT_INPUT, EXIT_INTEGRITY, main
+from stategraph.cli.main import EXIT_BUSY, EXIT_INPUT, EXIT_INTEGRITY, main
 
 HOLD_THE_LOCK = """
 import sqlite3, sys

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from stategraph.atom_index import StoreInputs, _Events
 from stategraph.grounding.packs import next_event
+from stategraph.text.atom_index import StoreInputs, _Events
 
 years = st.integers(2024, 2027)
 months = st.integers(1, 12)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from stategraph import Change, Justification, Memory, Truth, bounded
+from stategraph import Change, Justification, Memory, Truth
+from stategraph.engine import bounded
 from stategraph.errors import InvalidInputError
 
 N = 2_000

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from stategraph import Justification, Memory, State, bulk
+from stategraph import Justification, Memory, State
 from stategraph.errors import InvalidChangeError, SelfJustificationError, UnknownStateError
+from stategraph.store import bulk
 
 STATES = [
     State(id="f", kind="fact"),

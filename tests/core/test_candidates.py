@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from stategraph import Memory, State
-from stategraph.candidates import CandidateProposer
+from stategraph.grounding.terms import argument_terms, lexical_terms
 from stategraph.model import Origin
 from stategraph.store import SQLiteStore
-from stategraph.terms import argument_terms, lexical_terms
+from stategraph.text.candidates import CandidateProposer
 
 
 def store_of(mem: Memory) -> SQLiteStore:

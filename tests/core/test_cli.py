@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from stategraph.cli import build_parser, main
+from stategraph.cli.main import build_parser, main
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

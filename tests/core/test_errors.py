@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from stategraph import Memory
+from stategraph.engine.graph import SupportGraph
 from stategraph.errors import (
     DuplicateStateError,
     InvalidChangeError,
@@ -17,7 +18,6 @@ from stategraph.errors import (
     StategraphError,
     UnknownStateError,
 )
-from stategraph.graph import SupportGraph
 from stategraph.model import Change
 
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 import pytest
 
 from stategraph import Change, Justification, Memory, State
-from stategraph.errors import NotHoldingError
-from stategraph.explain import (
+from stategraph.engine.explain import (
     Proof,
     ProofStep,
     WhyNot,
@@ -17,6 +16,7 @@ from stategraph.explain import (
     confirmed_by,
     justification_value,
 )
+from stategraph.errors import NotHoldingError
 from stategraph.model import EdgeCheck, JustificationRef, Origin, Truth
 
 

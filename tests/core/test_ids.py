@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from stategraph import Change, Justification, Memory, State, Truth
-from stategraph.cli import EXIT_INPUT, main
+from stategraph.cli.main import EXIT_INPUT, main
 from stategraph.errors import InvalidChangeError, InvalidInputError
 
 NFC, NFD = "caf\u00e9", "cafe\u0301"

@@ -15,7 +15,7 @@ import pytest
 
 from stategraph import Memory, audit
 from stategraph.judge import JudgeAnswer, JudgeCall, Question, ReplayJudge, question_key
-from stategraph.judging import JudgeBudget
+from stategraph.judge.settle import JudgeBudget
 from stategraph.model import DecidedBy, EdgeCheck, Origin, Truth
 
 Answer = Callable[[Question], JudgeAnswer | None]

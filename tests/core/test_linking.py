@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from stategraph import Memory
-from stategraph.demo import run
+from stategraph.cli.demo import run
 
 MOVE = 'moves(user,shanghai,shenzhen,"2026-12")'
 
@@ -139,7 +139,7 @@ def test_candidate_classification_shows_in_why() -> None:
 
 
 def test_derivations_with_the_same_states_are_one_justification() -> None:
-    from stategraph.linking import RuleLinker
+    from stategraph.text.linking import RuleLinker
 
     linker = RuleLinker(["relocation", "scheduling"], max_alternatives=2)
     # m1 gives recommend(user,restaurants,tokyo) through two rules (the trip, the event
@@ -154,7 +154,7 @@ def test_derivations_with_the_same_states_are_one_justification() -> None:
     )
     premises = sorted(tuple(sorted(d.premises)) for d in links.derivations["m2"])
     assert premises == [("m1",), ("m3",)]
-    from stategraph.linking import Derivation, _keep
+    from stategraph.text.linking import Derivation, _keep
 
     kept: dict[Any, Derivation] = {}
     _keep(kept, Derivation(frozenset({"m1"}), frozenset(), ("relocation:71",)))

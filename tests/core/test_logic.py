@@ -6,7 +6,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from stategraph.logic import IncrementalProgram, Program, Rule, negative_components, well_founded
+from stategraph.engine.logic import (
+    IncrementalProgram,
+    Program,
+    Rule,
+    negative_components,
+    well_founded,
+)
 
 R = Rule
 TABLE = [

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from stategraph import Memory
-from stategraph.atom_index import LinkIndex, _Dates, _Events, write
 from stategraph.model import State
 from stategraph.store import SQLiteStore
+from stategraph.text.atom_index import LinkIndex, _Dates, _Events, write
 
 
 def _ids(mem: Memory, term: str, limit: int = 64) -> list[str]:

@@ -4,8 +4,8 @@ rest on, in the cases the mutation run (``scripts/mutation.sh``) found untested.
 from __future__ import annotations
 
 from stategraph import Change, Justification, Memory, State
+from stategraph.engine.revise import seeds
 from stategraph.model import EdgeCheck, Origin
-from stategraph.revise import seeds
 
 
 def test_a_candidate_that_stopped_holding_is_the_cause() -> None:

@@ -15,7 +15,7 @@ from hypothesis import strategies as hs
 
 from stategraph import Memory
 from stategraph.errors import LogIntegrityError, StategraphError, StoreError
-from stategraph.store import SCHEMA_VERSION, SQLiteStore, _ids, canonical_json, ids_json
+from stategraph.store.sqlite import SCHEMA_VERSION, SQLiteStore, _ids, canonical_json, ids_json
 
 pytestmark = pytest.mark.citus  # the backend tests also run on Citus (tests/backends.py)
 
@@ -83,7 +83,7 @@ def test_fault_mid_revision_leaves_the_file_identical(
 def test_fault_in_logic_leaves_memory_and_file_identical(
     place: Place, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import stategraph.revise as revise_module
+    import stategraph.engine.revise as revise_module
 
     mem = seed(place.url)
     before = place.dump()

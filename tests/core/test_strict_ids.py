@@ -19,7 +19,7 @@ import pytest
 
 from stategraph import Memory
 from stategraph.bench.cases import load_case
-from stategraph.cli import EXIT_INPUT, main
+from stategraph.cli.main import EXIT_INPUT, main
 from stategraph.errors import InvalidInputError
 
 NOT_IDS = [12, 10.5, True, None, {"a": 1}, b"f"]

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CHECK = """
 import json, stategraph
 from stategraph.resources import data_root, list_resources
-from stategraph.demo import run
+from stategraph.cli.demo import run
 root = str(data_root("rules"))
 assert "site-packages" in stategraph.__file__, stategraph.__file__
 assert "_data" in root and "site-packages" in root, root

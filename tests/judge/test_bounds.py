@@ -20,7 +20,7 @@ import pytest
 from stategraph import Memory
 from stategraph.judge import OpenAIJudge, Question, Quote
 from stategraph.judge.base import MAX_QUOTE_CHARS
-from stategraph.judging import JudgeBudget
+from stategraph.judge.settle import JudgeBudget
 
 from .chat_server import ChatServer, Reply, answer_json, completion, error_body
 

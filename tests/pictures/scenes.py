@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stategraph import demo
+from stategraph.cli import demo
+from stategraph.engine.policy import KindPolicy, Policy
 from stategraph.memory import Memory
 from stategraph.model import Change, Justification, Origin
-from stategraph.policy import KindPolicy, Policy
 
 HOSTILE = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">'
 """A memory text that would run script if a page put it into markup unescaped."""

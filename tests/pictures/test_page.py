@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from stategraph.engine.policy import KindPolicy, Policy
 from stategraph.memory import Memory
 from stategraph.pictures import draw
-from stategraph.policy import KindPolicy, Policy
 from tests.pictures.scenes import HOSTILE
 
 

@@ -26,7 +26,8 @@ from collections import deque
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from stategraph import Truth, bounded
+from stategraph import Truth
+from stategraph.engine import bounded
 from stategraph.testing.engine import StategraphEngine
 from stategraph.testing.graphs import FACT, ChangeSpec, Just, Mirror, Scenario, hop_distances
 from stategraph.testing.harness import build

@@ -24,10 +24,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from stategraph import Memory, Report, Verdict
-from stategraph.candidates import CandidateProposer
 from stategraph.model import Origin, Truth
 from stategraph.testing import reach
 from stategraph.testing.oracles.program import assert_follows_recorded_program
+from stategraph.text.candidates import CandidateProposer
 
 WORDS = ("flight", "tokyo", "hotel", "rent", "shanghai", "move", "dentist", "refill", "gym")
 K = 3

@@ -10,8 +10,8 @@ from backends import Place
 
 from stategraph import Memory, demo
 from stategraph.errors import InvalidInputError
-from stategraph.fulltext import tokens
 from stategraph.recall import MAX_QUERY_CHARS
+from stategraph.text.fulltext import tokens
 
 
 def test_tokens_segment_chinese_and_lowercase_english_and_add_atom_arguments() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from stategraph import Memory
-from stategraph.cli import EXIT_INPUT, EXIT_STORE, main
+from stategraph.cli.main import EXIT_INPUT, EXIT_STORE, main
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -18,7 +18,7 @@ import pytest
 
 from stategraph import Memory
 from stategraph.audit import export, verify_export
-from stategraph.cli import EXIT_INPUT, main
+from stategraph.cli.main import EXIT_INPUT, main
 from stategraph.errors import InvalidInputError, ReplayDivergenceError
 from stategraph.model import Change, Origin
 from stategraph.store import SQLiteStore

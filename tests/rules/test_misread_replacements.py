@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from stategraph import Memory
-from stategraph.demo import SCENARIO, build
+from stategraph.cli.demo import SCENARIO, build
 from stategraph.prepare import WITHHELD
 
 CALLED_OFF = [

@@ -24,11 +24,11 @@ from backends import postgres_url
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from stategraph.pgstore import LOCK_SQL, lock_key
 from stategraph.service.auth import Tokens, add_token
 from stategraph.service.http import create_app
 from stategraph.service.load import scratch_database
 from stategraph.service.tenants import SQLiteTenants, TenantStores
+from stategraph.store.postgres import LOCK_SQL, lock_key
 
 
 @dataclass
@@ -105,7 +105,7 @@ def service_database() -> Iterator[str]:
 
 
 def _empty(database: str) -> None:
-    from stategraph.pgschema import TENANT_TABLES
+    from stategraph.store.pgschema import TENANT_TABLES
 
     with psycopg.connect(database, autocommit=True) as conn:
         if conn.execute("SELECT to_regclass('stategraph.tenants')").fetchone() != (None,):

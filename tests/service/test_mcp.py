@@ -23,7 +23,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from stategraph.demo import SCENARIO
+from stategraph.cli.demo import SCENARIO
 from stategraph.service.auth import add_token
 
 from .conftest import Setup

@@ -7,7 +7,7 @@ from typing import Any
 
 from mcp import ClientSession
 
-from stategraph.demo import SCENARIO
+from stategraph.cli.demo import SCENARIO
 
 from .conftest import Setup
 from .test_mcp import call, over_stdio

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from stategraph.cli import main
+from stategraph.cli.main import main
 from stategraph.service.auth import add_token
 
 

@@ -19,7 +19,7 @@ from backends import Place, citus_url, make_place
 
 from stategraph import Memory
 from stategraph.importing import import_memories
-from stategraph.pgschema import SCHEMA, TENANT_TABLES
+from stategraph.store.pgschema import SCHEMA, TENANT_TABLES
 
 FAN_OUT = "-c citus.multi_task_query_log_level=error"
 """libpq options under which Citus refuses any statement that runs on more than one shard."""

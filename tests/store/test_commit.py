@@ -12,11 +12,11 @@ import pytest
 from backends import Place
 
 from stategraph import Memory
+from stategraph.engine.revise import Revision
 from stategraph.errors import ConcurrentChangeError, InvalidInputError
 from stategraph.judge import JudgeAnswer, JudgeCall, Question, Quote
 from stategraph.model import Change
-from stategraph.revise import Revision
-from stategraph.store import SQLiteStore
+from stategraph.store.sqlite import SQLiteStore
 
 from .logged import decode
 

@@ -13,8 +13,8 @@ from backends import Place, sqlite_execute, sqlite_query
 
 from stategraph import Memory
 from stategraph.errors import StoreError
-from stategraph.revlog import COMPACT_MIN, pack, unpack
 from stategraph.store import SCHEMA_VERSION, SQLiteStore
+from stategraph.store.revlog import COMPACT_MIN, pack, unpack
 
 from .logged import BIG_REPORT, LAST, WITH_CALLS, decode, rows
 

@@ -14,7 +14,7 @@ import pytest
 from backends import _with_tenant, fresh_tenant, postgres_url
 
 from stategraph import Memory
-from stategraph.cli import EXIT_INPUT, main
+from stategraph.cli.main import EXIT_INPUT, main
 from stategraph.errors import InvalidInputError, StoreError
 from stategraph.stores import open_store
 

@@ -15,8 +15,8 @@ from backends import sqlite_execute, sqlite_query
 
 from stategraph import Memory
 from stategraph.errors import StoreError, StoreNotFoundError
-from stategraph.sqlitefile import APPLICATION_ID
 from stategraph.store import SQLiteStore
+from stategraph.store.sqlitefile import APPLICATION_ID
 
 from .helpers import seed
 

@@ -12,7 +12,7 @@ from backends import Place
 
 from stategraph import Memory
 from stategraph.errors import InvalidInputError, LogIntegrityError
-from stategraph.store import LogEntry, SQLiteStore
+from stategraph.store.sqlite import LogEntry, SQLiteStore
 
 from .logged import LAST, row, update
 

@@ -18,8 +18,8 @@ from backends import sqlite_execute
 from stategraph import Memory
 from stategraph.errors import InvalidInputError, StoreBusyError, StoreError
 from stategraph.model import Truth
-from stategraph.sqlitefile import connect
 from stategraph.store import SQLiteStore
+from stategraph.store.sqlitefile import connect
 
 from .helpers import holding_lock, seed
 

@@ -16,7 +16,7 @@ import pytest
 
 from stategraph import Memory
 from stategraph.errors import InvalidInputError, LogIntegrityError
-from stategraph.revlog import (
+from stategraph.store.revlog import (
     COMPACT_MIN,
     GENESIS,
     ZLIB,

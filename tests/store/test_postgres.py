@@ -27,7 +27,7 @@ from stategraph.errors import (
     StoreNotFoundError,
     TamperedStoreError,
 )
-from stategraph.stores import open_store
+from stategraph.store.open import open_store
 
 pytestmark = pytest.mark.usefixtures("_server")
 
@@ -272,7 +272,7 @@ def test_a_version_1_database_is_migrated_to_group_watches_and_links(database: s
     import psycopg
 
     from stategraph.grounding.packs import list_packs
-    from stategraph.pgschema import MIGRATIONS
+    from stategraph.store.pgschema import MIGRATIONS
 
     with psycopg.connect(database, autocommit=True) as conn:
         for statement in MIGRATIONS[1]:
@@ -342,7 +342,7 @@ def test_a_hub_report_is_stored_compressed_and_long_keys_fit(place: Place) -> No
 def test_the_command_line_takes_a_tenants_url(
     place: Place, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from stategraph.cli import main
+    from stategraph.cli.main import main
 
     url = place.url
     assert main(["add", url, "--id", "m1", "--text", "moves to Shenzhen"]) == 0

@@ -16,7 +16,7 @@ import pytest
 from backends import Place
 
 from stategraph import Memory
-from stategraph.cli import main
+from stategraph.cli.main import main
 from stategraph.errors import (
     HeadMismatchError,
     InconsistentStoreError,

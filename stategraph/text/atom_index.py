@@ -33,7 +33,7 @@ import clingo
 
 from stategraph.grounding.packs import NEXT_DATE_HORIZON, days_between, is_date, next_event
 from stategraph.model import State
-from stategraph.topdown import AtomSet, atom_key, next_date_key, symbol_text
+from stategraph.text.topdown import AtomSet, atom_key, next_date_key, symbol_text
 
 __all__ = ["SCHEMA", "LinkIndex", "StoreInputs", "group_key", "write"]
 

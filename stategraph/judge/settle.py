@@ -41,8 +41,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from stategraph.candidates import UNRELATED_METHODS, Proposer, TermIndex
-from stategraph.graph import JustKey, SupportGraph
+from stategraph.engine.graph import JustKey, SupportGraph
+from stategraph.engine.revise import Revision
 from stategraph.judge.base import Judge, JudgeCall, Question, Quote, clip_text, question_key
 from stategraph.judge.limits import Allowance, spending
 from stategraph.model import (
@@ -63,7 +63,7 @@ from stategraph.model import (
     Truth,
     Verdict,
 )
-from stategraph.revise import Revision
+from stategraph.text.candidates import UNRELATED_METHODS, Proposer, TermIndex
 
 __all__ = ["JudgeBudget", "JudgeStore", "Settled", "flag_blockers", "settle"]
 

@@ -21,15 +21,16 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from stategraph.bounded import frontier_outcome, tainted
+from stategraph.engine.bounded import frontier_outcome, tainted
+from stategraph.engine.explain import body, derivation_levels, failures, justification_value
+from stategraph.engine.graph import Cone, JustKey, SupportGraph
+from stategraph.engine.logic import Program, Rule, negative_components, well_founded
+from stategraph.engine.policy import Policy
 from stategraph.errors import (
     InvalidChangeError,
     SelfJustificationError,
     UnknownStateError,
 )
-from stategraph.explain import body, derivation_levels, failures, justification_value
-from stategraph.graph import Cone, JustKey, SupportGraph
-from stategraph.logic import Program, Rule, negative_components, well_founded
 from stategraph.model import (
     FALSE,
     TRUE,
@@ -51,7 +52,6 @@ from stategraph.model import (
     Verdict,
     trusted,
 )
-from stategraph.policy import Policy
 
 __all__ = ["LinkWrites", "Revision", "Writes", "revise", "seeds", "validate"]
 
@@ -101,6 +101,26 @@ class Loader(Protocol):
 
     def heads_citing(self, ids: Iterable[str]) -> set[str]:
         """Heads whose justifications cite any of these ids."""
+        ...
+
+
+class Reads(Loader, Protocol):
+    """Every read one revision makes of a store: its cone, the subgraph it starts from, and
+    what :class:`Loader` reads on the way. The memory hands a store down as this, so the engine
+    reads what it needs itself and never calls back up."""
+
+    def cone(
+        self,
+        seeds: Iterable[str],
+        max_depth: int | None = None,
+        max_cone: int | None = None,
+        cited: Iterable[str] = (),
+    ) -> Cone:
+        """The affected cone of the seeds, walked up to the bounds."""
+        ...
+
+    def subgraph(self, ids: Iterable[str] = (), full: bool = False) -> SupportGraph:
+        """The states ``ids``, their justifications, and the states those cite."""
         ...
 
 
@@ -300,6 +320,38 @@ class _ConeProgram:
                 return None
             neg.append(u if value is None else self._undefined_node(u))
         return Rule(j.head, tuple(pos), tuple(neg))
+
+
+def named(change: Change) -> set[str]:
+    """Every state a change names: what a revision reads besides its cone."""
+    ids = {*change.retract, *(s.id for s in change.supersede)}
+    ids.update(s.id for s in (*change.assert_, *(s.with_ for s in change.supersede)))
+    for j in (*change.add_justifications, *change.remove_justifications):
+        ids.update((j.head, *j.premises, *j.unless))
+    return ids
+
+
+def solve(
+    reads: Reads,
+    policy: Policy,
+    change: Change,
+    max_depth: int | None = None,
+    max_cone: int | None = None,
+    compatible: frozenset[str] = frozenset(),
+) -> tuple[Revision, SupportGraph]:
+    """Revise a (prepared) change from what the store holds: read its cone and the subgraph
+    it starts from, then :func:`revise` it.
+
+    This is the solve step of one revision; the judge's settling calls it again after each
+    round of answers, with nothing above the engine in between.
+
+    Returns:
+        The revision and the graph it was computed on (which :func:`revise` grew in place).
+    """
+    cited = {x for j in change.add_justifications for x in (*j.premises, *j.unless)}
+    cone = reads.cone(seeds(change), max_depth, max_cone, cited)
+    graph = reads.subgraph(named(change) | cone.solve)
+    return revise(graph, policy, change, cone, reads, max_depth, compatible), graph
 
 
 def revise(

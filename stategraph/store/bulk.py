@@ -25,13 +25,13 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
-from stategraph import atom_index
+from stategraph.engine.logic import IncrementalProgram
+from stategraph.engine.policy import Policy
 from stategraph.errors import InvalidChangeError, SelfJustificationError, UnknownStateError
-from stategraph.logic import IncrementalProgram
 from stategraph.model import Justification, State, Truth
-from stategraph.policy import Policy
-from stategraph.store import SQLiteStore, canonical_json, justification_row, state_row
-from stategraph.tables import Sums
+from stategraph.store.sqlite import SQLiteStore, canonical_json, justification_row, state_row
+from stategraph.store.tables import Sums
+from stategraph.text import atom_index
 
 __all__ = ["bulk_load"]
 

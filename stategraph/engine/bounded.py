@@ -28,10 +28,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from stategraph.explain import justification_value
-from stategraph.graph import Cone, SupportGraph
+from stategraph.engine.explain import justification_value
+from stategraph.engine.graph import Cone, SupportGraph
+from stategraph.engine.policy import Policy
 from stategraph.model import Truth
-from stategraph.policy import Policy
 
 __all__ = ["REACH_BUDGET", "REACH_FLOOR", "EdgeReader", "frontier_outcome", "tainted", "walk"]
 

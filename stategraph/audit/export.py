@@ -51,7 +51,7 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
-from stategraph.candidates import Proposer, proposer_from_config
+from stategraph.engine.policy import Policy
 from stategraph.errors import (
     InputSyntaxError,
     LogIntegrityError,
@@ -61,14 +61,14 @@ from stategraph.errors import (
 )
 from stategraph.judge.base import PROMPT_VERSION, Judge, JudgeCall, Question
 from stategraph.judge.replay import ReplayJudge
-from stategraph.judging import JudgeBudget
+from stategraph.judge.settle import JudgeBudget
 from stategraph.loaders import Limits, read_jsonl
 from stategraph.memory import Memory
 from stategraph.model import Change, Decision
-from stategraph.policy import Policy
-from stategraph.revlog import GENESIS, UnreadableColumn, find_breaks, unpack
-from stategraph.store import SQLiteStore, canonical_json
-from stategraph.tables import CONFIG_KEY
+from stategraph.store.revlog import GENESIS, UnreadableColumn, find_breaks, unpack
+from stategraph.store.sqlite import SQLiteStore, canonical_json
+from stategraph.store.tables import CONFIG_KEY
+from stategraph.text.candidates import Proposer, proposer_from_config
 
 __all__ = [
     "FIELDS",

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from stategraph.model import Entry, Report, Truth, Verdict
-from stategraph.revlog import UnreadableColumn, unpack
+from stategraph.store.revlog import UnreadableColumn, unpack
 
 __all__ = ["SCHEMA", "Flag", "Moved", "fill", "flag", "flags", "record", "undefined_ids"]
 

@@ -37,9 +37,9 @@ from typing import Any
 import psycopg
 
 from stategraph.errors import InvalidInputError, StoreError, StoreNotFoundError
-from stategraph.pgdialect import TenantConnection
-from stategraph.pgschema import SCHEMA, TENANT_TABLES, ensure_schema, is_citus
-from stategraph.store import SQLiteStore
+from stategraph.store.pgdialect import TenantConnection
+from stategraph.store.pgschema import SCHEMA, TENANT_TABLES, ensure_schema, is_citus
+from stategraph.store.sqlite import SQLiteStore
 from stategraph.urls import redact
 
 __all__ = [

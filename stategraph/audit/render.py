@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from stategraph.explain import confirmed_by
+from stategraph.engine.explain import confirmed_by
 from stategraph.judge.base import JudgeCall
 from stategraph.model import (
     Change,
@@ -35,7 +35,7 @@ from stategraph.model import (
     Reason,
     Report,
 )
-from stategraph.revlog import chain
+from stategraph.store.revlog import chain
 
 __all__ = [
     "Bullets",

@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from stategraph.cli import _ESCAPE, EXIT_BUSY, _emit, _head, _open
+from stategraph.cli.main import _ESCAPE, EXIT_BUSY, _emit, _head, _open
 from stategraph.errors import InvalidInputError
 from stategraph.memory import Memory
-from stategraph.store import SQLiteStore
+from stategraph.store.sqlite import SQLiteStore
 
 __all__ = ["register"]
 
@@ -113,7 +113,7 @@ def _sqlite(mem: Memory) -> SQLiteStore:
 
 
 def _cmd_review(args: argparse.Namespace) -> int:
-    from stategraph.audit_render import reason_text
+    from stategraph.audit.render import reason_text
 
     with _open(args) as mem:
         pending = mem.pending_review()
@@ -141,7 +141,7 @@ def _cmd_decide(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from stategraph.audit import export
+    from stategraph.audit.export import export
 
     if args.since < 0:
         raise InvalidInputError("audit", [("--since", "must be a sequence number >= 0")])
@@ -160,7 +160,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from stategraph.audit import verify_export
+    from stategraph.audit.export import verify_export
 
     expect = _head(args.expect_head) if args.expect_head else None
     result = verify_export(args.file, expect, replay=not args.chain_only, partial=args.partial)
@@ -202,8 +202,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    from stategraph.audit import entry_row
-    from stategraph.audit_render import blocks, to_html, to_markdown
+    from stategraph.audit.export import entry_row
+    from stategraph.audit.render import blocks, to_html, to_markdown
 
     with _open(args) as mem:
         store = _sqlite(mem)

@@ -31,11 +31,11 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from stategraph import review_queue
+from stategraph.engine.explain import body, justification_value
+from stategraph.engine.graph import SupportGraph
+from stategraph.engine.logic import Program, Rule, negative_components
+from stategraph.engine.policy import Policy
 from stategraph.errors import InvalidInputError, NotPendingError, UnknownStateError
-from stategraph.explain import body, justification_value
-from stategraph.graph import SupportGraph
-from stategraph.logic import Program, Rule, negative_components
 from stategraph.model import (
     TRUE,
     UNDEFINED,
@@ -49,8 +49,8 @@ from stategraph.model import (
     Review,
     Truth,
 )
-from stategraph.policy import Policy
-from stategraph.store import SQLiteStore, Store
+from stategraph.store import review_queue
+from stategraph.store.sqlite import SQLiteStore, Store
 
 __all__ = ["PendingReview", "pending_review", "review_change"]
 

@@ -8,7 +8,7 @@ import argparse
 import json
 from typing import Any
 
-from stategraph.cli import _ESCAPE, EXIT_BUSY, _open
+from stategraph.cli.main import _ESCAPE, EXIT_BUSY, _open
 from stategraph.recall import MAX_K
 
 __all__ = ["register"]

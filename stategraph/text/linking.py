@@ -48,9 +48,9 @@ from stategraph.grounding.packs import Firing
 from stategraph.model import EdgeCheck, Justification, Origin, State, trusted
 
 if TYPE_CHECKING:
-    from stategraph.atom_index import LinkIndex, StoreInputs
-    from stategraph.policy import Policy
-    from stategraph.topdown import PackProgram
+    from stategraph.engine.policy import Policy
+    from stategraph.text.atom_index import LinkIndex, StoreInputs
+    from stategraph.text.topdown import PackProgram
 
 __all__ = [
     "Derivation",
@@ -319,7 +319,7 @@ class IncrementalLinker:
 
     def __init__(self, packs: Sequence[str], max_alternatives: int = 64) -> None:
         from stategraph.grounding.packs import load_pack
-        from stategraph.topdown import compile_packs
+        from stategraph.text.topdown import compile_packs
 
         self.packs = tuple(packs)
         self.program = compile_packs([load_pack(p) for p in self.packs])
@@ -330,7 +330,7 @@ class IncrementalLinker:
     ) -> set[str]:
         """The stored groups (:func:`~stategraph.atom_index.group_key`) whose derivations
         the new atoms may change."""
-        from stategraph.topdown import carrier_key, pattern_keys
+        from stategraph.text.topdown import carrier_key, pattern_keys
 
         keys = set()
         for atom in set(new):
@@ -372,7 +372,7 @@ class Evaluation:
     """
 
     def __init__(self, program: PackProgram, inputs: StoreInputs, max_alternatives: int) -> None:
-        from stategraph.topdown import Goals, carrier_key
+        from stategraph.text.topdown import Goals, carrier_key
 
         self.goals = goals = Goals(program, inputs)
         carried: dict[clingo.Symbol, Sequence[str]] = {}

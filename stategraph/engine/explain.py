@@ -18,8 +18,8 @@ from stategraph.errors import InconsistentStoreError, NotHoldingError
 from stategraph.model import FALSE, TRUE, UNDEFINED, Justification, JustificationRef, Origin, Truth
 
 if TYPE_CHECKING:
-    from stategraph.graph import SupportGraph
-    from stategraph.policy import Policy
+    from stategraph.engine.graph import SupportGraph
+    from stategraph.engine.policy import Policy
 
 __all__ = [
     "Proof",

@@ -36,7 +36,7 @@ import psycopg
 from psycopg import errors as pg_errors
 
 from stategraph.errors import StoreBusyError, StoreError
-from stategraph.revlog import ZLIB
+from stategraph.store.revlog import ZLIB
 
 __all__ = ["STATEMENTS", "Statement", "TenantConnection", "from_bytea", "to_bytea"]
 

@@ -25,8 +25,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
+from stategraph.grounding.terms import memory_terms
 from stategraph.model import TRUE, State, Truth
-from stategraph.terms import memory_terms
 
 __all__ = [
     "UNRELATED_METHODS",

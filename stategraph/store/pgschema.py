@@ -148,7 +148,7 @@ _V2 = [
 ]
 
 _V3 = [
-    # issue 25: recall's full-text index (stategraph.fulltext), tokenised in Python
+    # issue 25: recall's full-text index (stategraph.text.fulltext), tokenised in Python
     f"""CREATE TABLE {SCHEMA}.recall_docs (
         {_T}, id {_ID}, body tsvector NOT NULL, PRIMARY KEY (tenant, id)
     )""",

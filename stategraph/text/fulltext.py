@@ -38,8 +38,8 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from stategraph.grounding.terms import argument_terms
 from stategraph.model import State
-from stategraph.terms import argument_terms
 
 __all__ = [
     "SQLITE_SCHEMA",

@@ -37,8 +37,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from stategraph import atom_index, review_queue, tables
-from stategraph.bounded import walk
+from stategraph.engine.bounded import walk
+from stategraph.engine.graph import Cone, JustKey, SupportGraph
+from stategraph.engine.revise import Revision, Writes
 from stategraph.errors import (
     ConcurrentChangeError,
     HeadMismatchError,
@@ -47,7 +48,6 @@ from stategraph.errors import (
     StoreError,
     TamperedStoreError,
 )
-from stategraph.graph import Cone, JustKey, SupportGraph
 from stategraph.judge.base import JudgeCall
 from stategraph.model import (
     TRUTH_OF,
@@ -62,8 +62,8 @@ from stategraph.model import (
     Truth,
     trusted,
 )
-from stategraph.revise import Revision, Writes
-from stategraph.revlog import (
+from stategraph.store import review_queue, tables
+from stategraph.store.revlog import (
     GENESIS,
     Break,
     LogEntry,
@@ -73,9 +73,10 @@ from stategraph.revlog import (
     find_breaks,
     pack,
 )
-from stategraph.revlog import unpack as _unpack
-from stategraph.sqlitefile import APPLICATION_ID, connect, identify
-from stategraph.tables import CONFIG_KEY, META_KEY, Keys, Sums, rows_hash
+from stategraph.store.revlog import unpack as _unpack
+from stategraph.store.sqlitefile import APPLICATION_ID, connect, identify
+from stategraph.store.tables import CONFIG_KEY, META_KEY, Keys, Sums, rows_hash
+from stategraph.text import atom_index
 
 __all__ = ["STORES", "LogEntry", "SQLiteStore", "Store"]
 
@@ -1015,11 +1016,11 @@ class SQLiteStore:
     def index_terms(self, states: Iterable[State]) -> None:
         """Add memories to the term index (inside a transaction); states with neither text nor
         atoms are not indexed."""
-        from stategraph import fulltext
-        from stategraph.terms import memory_terms
+        from stategraph.grounding.terms import memory_terms
+        from stategraph.text import fulltext
 
         states = list(states)
-        fulltext.index(self, states)  # recall's full-text index (stategraph.fulltext)
+        fulltext.index(self, states)  # recall's full-text index (stategraph.text.fulltext)
         seq = self.doc_count()
         docs: list[tuple[int, str, int, str]] = []
         rows: list[tuple[str, int]] = []

@@ -26,7 +26,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from stategraph import demo
+from stategraph.cli import demo
+from stategraph.engine.explain import confirmed_by
 from stategraph.errors import (
     InconsistentStoreError,
     InvalidInputError,
@@ -37,13 +38,12 @@ from stategraph.errors import (
     StoreError,
     StoreNotFoundError,
 )
-from stategraph.explain import confirmed_by
 from stategraph.loaders import STDIN, import_records, load_change, require_file
 from stategraph.memory import Memory
 from stategraph.model import Change, Justification, LostSupport, Origin, Report, State, Truth
-from stategraph.provenance import check_justification
-from stategraph.store import SQLiteStore
-from stategraph.stores import is_postgres, open_store
+from stategraph.review.provenance import check_justification
+from stategraph.store.open import is_postgres, open_store
+from stategraph.store.sqlite import SQLiteStore
 from stategraph.urls import redact
 
 __all__ = ["EXIT_CODES", "main", "render_report"]
@@ -91,8 +91,8 @@ Errors are one line on stderr ("stategraph: error: ..."); --debug adds the trace
 _PLUGINS = (
     "stategraph.grounding.cli",
     "stategraph.bench.cli",
-    "stategraph.review_cli",
-    "stategraph.recall_cli",
+    "stategraph.cli.review",
+    "stategraph.cli.recall",
     "stategraph.service.cli",
 )
 
