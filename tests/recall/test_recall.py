@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from backends import Place
 
-from stategraph import Memory, demo
+from stategraph import Memory
+from stategraph.cli import demo
 from stategraph.errors import InvalidInputError
 from stategraph.recall import MAX_QUERY_CHARS
 from stategraph.text.fulltext import tokens
