@@ -43,6 +43,7 @@ class Memory(Protocol):
         """What stops each justification of a state."""
         ...
 
+
 __all__ = ["MAX_K", "MAX_QUERY_CHARS", "Recalled", "Status", "recall"]
 
 MAX_K = 1000

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BOOKKEEPING", "UNHASHED", "replay", "table_hashes"]
+__all__ = ["BOOKKEEPING", "RECALL_INDEX", "UNHASHED", "replay", "table_hashes"]
 
 UNHASHED = {"revisions": ("at", "prev_hash", "hash")}
 """Columns left out of a table's hash: the log's times, and the hashes chained over them."""
@@ -24,6 +24,14 @@ BOOKKEEPING = frozenset({"link_watches", "link_groups", "group_watches"})
 """The incremental linker's own record of what to relink (per memory until issue 23, per
 group of memories since), with its ``meta`` setting (``setting:link_*``): how linking finds
 its work, not what it writes, so left out of :func:`table_hashes`."""
+
+
+RECALL_INDEX = frozenset(
+    "recall_fts" + suffix for suffix in ("", "_data", "_idx", "_content", "_docsize", "_config")
+)
+"""Recall's full-text index (an FTS5 table and its shadow tables, :mod:`stategraph.text.fulltext`):
+derived from the states' texts and atoms, not from linking; the recorded histories' hashes
+predate it."""
 
 
 def table_hashes(path: Path, skip: Iterable[str] = BOOKKEEPING) -> dict[str, str]:

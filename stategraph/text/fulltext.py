@@ -42,6 +42,7 @@ from stategraph.grounding.terms import argument_terms
 from stategraph.model import State
 
 __all__ = [
+    "MAX_TOKEN_CHARS",
     "SQLITE_SCHEMA",
     "TABLE",
     "backfill",
@@ -79,7 +80,16 @@ def _han_words(run: str) -> list[str]:
     return words or [run]
 
 
+MAX_TOKEN_CHARS = 200
+"""Tokens longer than this are left out of the index and of queries alike: no word is that long,
+and PostgreSQL refuses a lexeme over 2,046 bytes (200 characters of at most 4 bytes fit)."""
+
+
 def _words(text: str) -> list[str]:
+    return [w for w in _split(text) if len(w) <= MAX_TOKEN_CHARS]
+
+
+def _split(text: str) -> list[str]:
     out: list[str] = []
     for word in _WORD.findall(text):
         pos = 0
@@ -95,7 +105,8 @@ def _words(text: str) -> list[str]:
 
 def tokens(text: str, atoms: Iterable[str] = ()) -> list[str]:
     """The tokens of a text and its grounded atoms, in order (a word may repeat: term
-    frequency counts in BM25). Each is a non-empty run of letters and digits."""
+    frequency counts in BM25). Each is a non-empty run of letters and digits, at most
+    :data:`MAX_TOKEN_CHARS` long."""
     text = unicodedata.normalize("NFKC", text).lower()
     out = _words(text)
     for term in sorted(argument_terms(atoms)):

@@ -8,8 +8,10 @@ them, where the linker's cap of alternatives binds) and the sparse one
 table after replaying each, recorded with the linker that relinked every memory watching a new
 atom whole (main at 7be7d5a, before delta linking; recorded again whenever
 main changes what a revision logs). Left out: the log's times and the hashes
-chained over them, and the linker's own bookkeeping (which memories to relink:
-:data:`~stategraph.testing.tablehash.BOOKKEEPING`), which delta linking keeps per group.
+chained over them, the linker's own bookkeeping (which memories to relink:
+:data:`~stategraph.testing.tablehash.BOOKKEEPING`), which delta linking keeps per group, and
+recall's full-text index (:data:`~stategraph.testing.tablehash.RECALL_INDEX`), which is not
+linking's to write.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from stategraph.grounding.packs import list_packs
-from stategraph.testing.tablehash import replay, table_hashes
+from stategraph.testing.tablehash import BOOKKEEPING, RECALL_INDEX, replay, table_hashes
 
 HISTORIES = Path(__file__).parent / "histories"
 
@@ -31,4 +33,4 @@ def test_every_table_hashes_as_relinking_wrote_it(kind: str, tmp_path: Path) -> 
     expected = json.loads((HISTORIES / "hashes.json").read_text(encoding="utf-8"))[kind]
     path = tmp_path / "memory.db"
     replay(path, steps, list_packs())
-    assert table_hashes(path) == expected
+    assert table_hashes(path, BOOKKEEPING | RECALL_INDEX) == expected

@@ -64,6 +64,14 @@ def test_fts_syntax_is_data(place: Place) -> None:
     assert mem.recall("*") == []  # no words: nothing matches, and nothing raises
 
 
+def test_a_word_longer_than_any_index_takes_is_left_out_not_fatal(place: Place) -> None:
+    # PostgreSQL refuses a lexeme over 2,046 bytes: the write must not fail on one.
+    mem = place.memory()
+    mem.fact("a", "x" * 300_000 + " broadband")
+    assert [r.id for r in mem.recall("broadband")] == ["a"]
+    assert mem.recall("x" * 300) == []
+
+
 @pytest.mark.parametrize(
     ("query", "k"),
     [("", 10), ("   \n", 10), ("tea", 0), ("tea", 1001), ("x" * (MAX_QUERY_CHARS + 1), 10)],
