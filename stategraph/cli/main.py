@@ -166,6 +166,20 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def store_arguments(
+    p: argparse.ArgumentParser,
+    *,
+    creates: bool = False,
+    busy: str = "how long a write waits for another process's lock before giving up with "
+    f"exit code {EXIT_BUSY} (default 30; reading never waits)",
+) -> None:
+    """The store a command works on and how long it waits for a writer (``--busy-timeout``),
+    as :func:`_open` reads them: one wording for every command, the feature packages' too."""
+    where = "created if missing" if creates else "must exist"
+    p.add_argument("store", help=f"SQLite store file, or postgresql://...?tenant=NAME ({where})")
+    p.add_argument("--busy-timeout", type=float, default=30.0, metavar="SECONDS", help=busy)
+
+
 def _open(args: argparse.Namespace, create: bool = False) -> Memory:
     """Open the store; only commands that write (``create``) may make a new one.
 
@@ -489,19 +503,8 @@ def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
 
     def store_cmd(name: str, help_: str, creates: bool = False) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_)
-        where = "created if missing" if creates else "must exist"
-        p.add_argument(
-            "store", help=f"SQLite store file, or postgresql://...?tenant=NAME ({where})"
-        )
+        store_arguments(p, creates=creates)
         p.add_argument("--json", action="store_true", help="machine-readable output")
-        p.add_argument(
-            "--busy-timeout",
-            type=float,
-            default=30.0,
-            metavar="SECONDS",
-            help="how long a write waits for another process's lock before giving up with "
-            f"exit code {EXIT_BUSY} (default 30; reading never waits)",
-        )
         if creates:
             p.add_argument(
                 "--rules",

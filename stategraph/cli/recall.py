@@ -8,7 +8,7 @@ import argparse
 import json
 from typing import Any
 
-from stategraph.cli.main import _ESCAPE, EXIT_BUSY, _open
+from stategraph.cli.main import _ESCAPE, EXIT_BUSY, _open, store_arguments
 from stategraph.recall import MAX_K
 
 __all__ = ["register"]
@@ -19,7 +19,9 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "recall", help="the memories that best match a question: what holds, what to ask first"
     )
-    p.add_argument("store", help="SQLite store file, or postgresql://...?tenant=NAME (must exist)")
+    store_arguments(
+        p, busy=f"how long the first recall of an older store waits to index it (exit {EXIT_BUSY})"
+    )
     p.add_argument("query", help="the question or words to look for")
     p.add_argument(
         "-k", type=int, default=10, metavar="N", help=f"at most N memories (1..{MAX_K}, default 10)"
@@ -36,13 +38,6 @@ def register(subparsers: Any) -> None:
         help="also memories that no longer hold, each with why not",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument(
-        "--busy-timeout",
-        type=float,
-        default=30.0,
-        metavar="SECONDS",
-        help=f"how long the first recall of an older store waits to index it (exit {EXIT_BUSY})",
-    )
     p.set_defaults(func=_cmd_recall)
 
 

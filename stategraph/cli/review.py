@@ -15,23 +15,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from stategraph.cli.main import _ESCAPE, EXIT_BUSY, _emit, _head, _open
+from stategraph.cli.main import _ESCAPE, _emit, _head, _open, store_arguments
 from stategraph.errors import InvalidInputError
 from stategraph.memory import Memory
 from stategraph.store.sqlite import SQLiteStore
 
 __all__ = ["register"]
-
-
-def _store_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("store", help="SQLite store file (must exist)")
-    p.add_argument(
-        "--busy-timeout",
-        type=float,
-        default=30.0,
-        metavar="SECONDS",
-        help=f"how long a write waits for another process's lock (exit {EXIT_BUSY} after it)",
-    )
 
 
 def _decision_args(p: argparse.ArgumentParser) -> None:
@@ -51,21 +40,21 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "review", help="list the states waiting for a person (needs_confirmation), and why"
     )
-    _store_arg(p)
+    store_arguments(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=_cmd_review)
 
     p = subparsers.add_parser(
         "confirm", help="settle a flagged state: it holds on your word (logged, cascades)"
     )
-    _store_arg(p)
+    store_arguments(p)
     _decision_args(p)
     p.set_defaults(func=_cmd_decide, decision="confirmed")
 
     p = subparsers.add_parser(
         "reject", help="settle a flagged state: it is retracted (logged, cascades)"
     )
-    _store_arg(p)
+    store_arguments(p)
     _decision_args(p)
     p.set_defaults(func=_cmd_decide, decision="rejected")
 
@@ -74,7 +63,7 @@ def register(subparsers: Any) -> None:
     )
     sub = audit.add_subparsers(dest="audit_command", required=True, metavar="COMMAND")
     p = sub.add_parser("export", help="write the log as JSON Lines, with its hash chain")
-    _store_arg(p)
+    store_arguments(p)
     p.add_argument("file", help="the file to write ('-' for standard output)")
     p.add_argument("--since", type=int, default=0, metavar="N", help="only entries after N")
     p.set_defaults(func=_cmd_export)
@@ -99,7 +88,7 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=_cmd_verify)
 
     p = sub.add_parser("show", help="one revision as a page for a reviewer (Markdown or HTML)")
-    _store_arg(p)
+    store_arguments(p)
     p.add_argument("seq", type=int, metavar="N", help="the revision (log entry) to show")
     p.add_argument("--format", choices=["md", "html"], default="md")
     p.set_defaults(func=_cmd_show)
