@@ -25,7 +25,7 @@ from typing import Literal, Protocol
 from pydantic import BaseModel, ConfigDict
 
 from stategraph.engine.explain import WhyNot
-from stategraph.errors import InvalidInputError
+from stategraph.errors import InvalidInputError, StategraphError
 from stategraph.model import Entry, State, Truth
 from stategraph.store import review_queue
 from stategraph.store.sqlite import Store
@@ -109,7 +109,7 @@ def query_tokens(mem: Memory, query: str) -> list[str]:
         grounding = get_grounder(mem.grounder or DEFAULT_GROUNDER).ground(query)
         atoms = [str(a.symbol) for a in grounding.atoms if not a.hedged]
         values = grounding.unread_values  # the places, foods... a query names outside a frame
-    except Exception:  # a query the grounder cannot read is still searched by its words
+    except StategraphError:  # a query the grounder cannot read is still searched by its words
         atoms = []
     return fulltext.tokens(query, atoms) + fulltext.tokens(" ".join(values))
 

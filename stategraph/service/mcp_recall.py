@@ -41,6 +41,12 @@ def register(server: MCPServer[Any], run: Run) -> None:
     async def recall(
         query: Annotated[str, Field(description="the question, or words to look for")],
         k: Annotated[int, Field(description=f"at most k memories (1..{MAX_K})")] = 10,
+        kinds: Annotated[
+            list[str] | None, Field(description="only these kinds (fact, belief, plan, action)")
+        ] = None,
+        include_doubtful: Annotated[
+            bool, Field(description="memories in doubt too, each with the question to ask first")
+        ] = True,
         include_invalidated: Annotated[
             bool, Field(description="also memories that no longer hold, each with why not")
         ] = False,
@@ -51,7 +57,13 @@ def register(server: MCPServer[Any], run: Run) -> None:
         asked for, ``invalidated`` (do not rely on it; ``why_not`` says why)."""
 
         def job(mem: Memory) -> list[Recalled]:
-            return mem.recall(query, k, include_invalidated=include_invalidated)
+            return mem.recall(
+                query,
+                k,
+                kinds=kinds,
+                include_doubtful=include_doubtful,
+                include_invalidated=include_invalidated,
+            )
 
         found: list[Recalled] = await run(False, job)
         return found

@@ -38,6 +38,8 @@ def test_recall_ask_first_and_the_user_s_answer_over_stdio(setup: Setup) -> None
         assert [(r["id"], r["status"]) for r in await recall(session, "粤菜")] == [("m4", "holds")]
         (doubt,) = await recall(session, "早茶")
         assert doubt["status"] == "needs_confirmation"
+        assert await recall(session, "早茶", include_doubtful=False) == []
+        assert await recall(session, "早茶", kinds=["fact"]) == []
         assert doubt["ask_first"].startswith("之前：“用户计划 2026-12 从上海搬到深圳”。此后：")
         assert "改为“用户最终决定留在上海" in doubt["ask_first"]
         settled = await call(session, "reject", id="p1", by="the user", note="不去了")
