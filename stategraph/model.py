@@ -260,7 +260,10 @@ class Consequence(enum.StrEnum):
     review = "review"
 
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+_FROZEN = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, defer_build=True)
+"""Every model is immutable and refuses unknown fields. Each builds its validator on first use
+(``defer_build``), not at import: ``show`` or ``why`` uses three of the models, and building
+all of them was most of the command line's start-up."""
 
 
 def _check_atom(where: str, n: int, text: str) -> None:

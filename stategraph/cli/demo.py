@@ -11,9 +11,11 @@ m4 is not touched.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from stategraph.memory import Memory
-from stategraph.model import Report
+if TYPE_CHECKING:  # imported by build() and run(): the parser reads SCENARIO at start-up
+    from stategraph.memory import Memory
+    from stategraph.model import Report
 
 __all__ = ["SCENARIO", "build", "run"]
 
@@ -47,6 +49,8 @@ def build(lang: str = "en", path: str | Path | None = None, text_only: bool = Fa
         text_only: give the memories as text alone (no ``because``): the grounder turns each
             text into atoms and the rule packs find the dependencies.
     """
+    from stategraph.memory import Memory
+
     t = SCENARIO[lang]
     if text_only:
         mem = Memory(path, rules="all", grounder=GROUNDER)

@@ -22,12 +22,9 @@ import time
 import traceback
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from stategraph.cli import demo
-from stategraph.engine.explain import confirmed_by
 from stategraph.errors import (
     InconsistentStoreError,
     InvalidInputError,
@@ -38,13 +35,13 @@ from stategraph.errors import (
     StoreError,
     StoreNotFoundError,
 )
-from stategraph.loaders import STDIN, import_records, load_change, require_file
-from stategraph.memory import Memory
-from stategraph.model import Change, Justification, LostSupport, Origin, Report, State, Truth
-from stategraph.review.provenance import check_justification
-from stategraph.store.open import is_postgres, open_store
-from stategraph.store.sqlite import SQLiteStore
 from stategraph.urls import redact
+
+if TYPE_CHECKING:  # the commands import these when they run: --help stays fast
+    from pydantic import BaseModel
+
+    from stategraph.memory import Memory
+    from stategraph.model import LostSupport, Report
 
 __all__ = ["EXIT_CODES", "main", "render_report"]
 
@@ -88,20 +85,49 @@ exit codes:
 Errors are one line on stderr ("stategraph: error: ..."); --debug adds the traceback.
 """
 
-_PLUGINS = (
-    "stategraph.grounding.cli",
-    "stategraph.bench.cli",
-    "stategraph.cli.review",
-    "stategraph.cli.recall",
-    "stategraph.service.cli",
-)
+_PLUGINS: dict[str, tuple[str, str]] = {
+    "ground": ("stategraph.grounding.cli", "show the atoms a memory's text grounds to"),
+    "bench": ("stategraph.bench.cli", "run the StateChangeBench-style suite and report Impact-F1"),
+    "review": (
+        "stategraph.cli.review",
+        "list the states waiting for a person (needs_confirmation), and why",
+    ),
+    "confirm": (
+        "stategraph.cli.review",
+        "settle a flagged state: it holds on your word (logged, cascades)",
+    ),
+    "reject": (
+        "stategraph.cli.review",
+        "settle a flagged state: it is retracted (logged, cascades)",
+    ),
+    "audit": (
+        "stategraph.cli.review",
+        "export the revision log, verify and replay an export, show a revision",
+    ),
+    "recall": (
+        "stategraph.cli.recall",
+        "the memories that best match a question: what holds, what to ask first",
+    ),
+    "serve": (
+        "stategraph.service.cli",
+        "serve the HTTP API (FastAPI on uvicorn), one memory per tenant",
+    ),
+    "mcp": (
+        "stategraph.service.cli",
+        "serve the memory to agents over the Model Context Protocol (stdio by default)",
+    ),
+}
+"""The feature packages' commands: the module whose ``register(subparsers)`` adds each, and
+its line in the listing. ``stategraph --help`` shows these lines without importing the modules
+(the benchmark, the service and the grounder weigh more than the whole core); a command's own
+parser is built only when it runs. A test holds each line to the one its module registers."""
 
 _CONTROLS = (*range(32), *range(127, 160), 0x2028, 0x2029, *range(0x202A, 0x202F))
 _ESCAPE = {c: ascii(chr(c))[1:-1] for c in (*_CONTROLS, *range(0x2066, 0x206A))}
 """Control, line-separator and bidi-override characters, escaped in text output: an id or a
 memory text written by someone else must not forge a line of a report or reorder one."""
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound="BaseModel")
 
 
 def _lost(lost: LostSupport) -> str:
@@ -123,6 +149,9 @@ def _lost(lost: LostSupport) -> str:
 def render_report(report: Report) -> str:
     """A report as aligned text lines, one per changed and touched state (no recursion: a
     report is flat, however deep the cascade)."""
+    from stategraph.engine.explain import confirmed_by
+    from stategraph.model import Origin
+
     lines = [f"cone: {report.cone_size} states reached, {report.solved} solved"]
     for c in report.changed:
         by = f" by {c.by}" if c.by else ""
@@ -187,6 +216,10 @@ def _open(args: argparse.Namespace, create: bool = False) -> Memory:
         StoreNotFoundError: a read-only command named a path where no file is.
         StoreError: the path is a folder.
     """
+    from stategraph.memory import Memory
+    from stategraph.store.open import is_postgres, open_store
+    from stategraph.store.sqlite import SQLiteStore
+
     store: SQLiteStore
     if is_postgres(args.store):  # a tenant's store in PostgreSQL (stategraph.stores)
         store = open_store(args.store, busy_timeout=args.busy_timeout, create=create)
@@ -231,6 +264,9 @@ def _cmd_add(args: argparse.Namespace) -> int:
 
 
 def _cmd_revise(args: argparse.Namespace) -> int:
+    from stategraph.loaders import load_change
+    from stategraph.model import Change
+
     change: dict[str, Any] = load_change(args.change) if args.change else {}
     if args.retract:
         given = change.get("retract") or []
@@ -246,6 +282,8 @@ def _cmd_revise(args: argparse.Namespace) -> int:
 
 
 def _cmd_retract(args: argparse.Namespace) -> int:
+    from stategraph.model import Change
+
     valid = _validated(Change, {"retract": args.ids}, "change")
     with _open(args) as mem:  # only states stored can go: a missing store is an error
         _emit(mem.revise(valid), args.json)
@@ -253,6 +291,8 @@ def _cmd_retract(args: argparse.Namespace) -> int:
 
 
 def _cmd_supersede(args: argparse.Namespace) -> int:
+    from stategraph.model import State
+
     new = _validated(State, {"id": args.id, "kind": args.kind, "text": args.text}, "state")
     with _open(args) as mem:
         _emit(mem.supersede(args.old, new), args.json)
@@ -261,6 +301,8 @@ def _cmd_supersede(args: argparse.Namespace) -> int:
 
 def _validated(model: type[M], obj: Any, what: str, where: str = "") -> M:
     """``obj`` as a ``model``, or :class:`InvalidInputError` naming each field at fault."""
+    from pydantic import ValidationError
+
     try:
         return model.model_validate(obj)
     except ValidationError as exc:
@@ -272,6 +314,10 @@ def _validated(model: type[M], obj: Any, what: str, where: str = "") -> M:
 def _import_lines(path: Path, model: type[M]) -> Iterator[M]:
     """One pass over a JSONL import file: its states, or its justifications (the lines with
     a ``head``). Lines may come in any order: the file is read once for each."""
+    from stategraph.loaders import import_records
+    from stategraph.model import Justification
+    from stategraph.review.provenance import check_justification
+
     for where, obj in import_records(path, justifications=model is Justification):
         item = _validated(model, obj, "import", where)
         if isinstance(item, Justification):  # named by its line (bulk_load checks it again)
@@ -280,6 +326,9 @@ def _import_lines(path: Path, model: type[M]) -> Iterator[M]:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
+    from stategraph.loaders import require_file
+    from stategraph.model import Justification, State
+
     path = Path(args.file)
     require_file(path)  # a mistyped file name must not leave a new empty store behind
     if args.one_process and not args.memories:
@@ -301,6 +350,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 def _import_memories(args: argparse.Namespace, path: Path) -> int:
     from stategraph.importing import GROUND_AHEAD_AFTER, import_memories
+    from stategraph.loaders import import_records
 
     total = sum(1 for _ in import_records(path, justifications=False))
     bar = _Progress(total, sys.stderr)
@@ -375,7 +425,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return 0
-    marks = {Truth.true.value: "+", Truth.false.value: "-", Truth.undefined.value: "?"}
+    marks = {"true": "+", "false": "-", "undefined": "?"}  # Truth's values
     for r in rows:
         status = "" if r["active"] else " (inactive)"
         line = f"{marks[r['truth']]} {r['id']:<10} {r['kind']:<7} {r['text']}{status}"
@@ -467,14 +517,17 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
+def build_parser(
+    for_command: str | None = None, *, listing: bool = False
+) -> argparse.ArgumentParser:
     """The argument parser, with every registered command.
 
     Args:
         for_command: the command about to run, if known. When it is one of this module's
-            own, the feature packages' commands (:data:`_PLUGINS`) are left out: parsing one
-            command needs only its parser, and theirs import the benchmark, the service and
-            the review tools (about a tenth of the start-up of ``show`` and ``why``).
+            own, the feature packages' commands (:data:`_PLUGINS`) are left out; when it is
+            one of theirs, only its module is loaded: parsing one command needs only its parser.
+        listing: for ``stategraph --help``: the feature packages' commands appear with their
+            help line only, and none of their modules is imported.
     """
     parser = argparse.ArgumentParser(
         prog="stategraph",
@@ -541,7 +594,7 @@ def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument(
         "--change",
         metavar="FILE",
-        help=f"a change as YAML/JSON ('{STDIN}' for stdin); read under the limits of "
+        help="a change as YAML/JSON ('-' for stdin); read under the limits of "
         "stategraph.loaders.CHANGE (no YAML aliases, 16 MiB, 64 levels)",
     )
     p.add_argument("--max-depth", type=int)
@@ -658,7 +711,17 @@ def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_graph)
 
-    for name in _PLUGINS if for_command is None or for_command not in sub.choices else ():
+    if for_command in _PLUGINS:
+        modules = [_PLUGINS[for_command][0]]
+    elif for_command is not None and for_command in sub.choices:
+        modules = []
+    elif listing:
+        modules = []
+        for name, (_, help_) in _PLUGINS.items():
+            sub.add_parser(name, help=help_, add_help=False)
+    else:
+        modules = list(dict.fromkeys(module for module, _ in _PLUGINS.values()))
+    for name in modules:
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
@@ -743,7 +806,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             argv = sys.argv[1:] if argv is None else list(argv)
             command = next((a for a in argv if not a.startswith("-")), None)
-            args = build_parser(command).parse_args(argv)
+            args = build_parser(command, listing=command is None).parse_args(argv)
             debug = bool(args.debug)
             code = int(args.func(args))
             sys.stdout.flush()  # a closed pipe shows here, not at exit, where it cannot be caught

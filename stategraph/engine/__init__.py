@@ -8,6 +8,4 @@ May import: the root's ``errors``, ``model``, ``resources``. Nothing here reads 
 a model server; what a revision needs is handed to it.
 """
 
-from stategraph.engine import bounded, explain, graph, logic, policy, revise
-
 __all__ = ["bounded", "explain", "graph", "logic", "policy", "revise"]

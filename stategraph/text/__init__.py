@@ -9,6 +9,4 @@ May import: the root's ``errors``, ``model``, ``resources``, :mod:`stategraph.en
 :mod:`stategraph.grounding`.
 """
 
-from stategraph.text import atom_index, candidates, linking, topdown
-
 __all__ = ["atom_index", "candidates", "linking", "topdown"]

@@ -9,11 +9,14 @@ before).
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+from stategraph.cli import build_parser
 
 HEAVY = ("spacy", "jieba", "openai", "fastapi", "starlette", "uvicorn", "mcp")
 """Also the service's frameworks: only ``serve`` and ``mcp`` import them."""
@@ -68,3 +71,48 @@ def test_a_core_command_leaves_the_feature_packages_commands_unloaded(tmp_path: 
     they import) are loaded for ``--help`` or for one of their commands, not for it."""
     result = run_fresh(_CORE_COMMAND, tmp_path / "m.db")
     assert result == {"codes": [0, 0], "plugins": []}
+
+
+_HELP = """
+import contextlib, io, json, sys
+from stategraph.cli import main
+
+with contextlib.redirect_stdout(io.StringIO()) as out:
+    try:
+        main(["--help"])
+    except SystemExit as exc:
+        code = exc.code
+loaded = sorted({m.split(".")[0] for m in sys.modules} & {"pydantic", "clingo", "yaml"})
+own = sorted(m for m in sys.modules if m.startswith("stategraph."))
+print(json.dumps({"code": code, "loaded": loaded, "own": own, "text": out.getvalue()}))
+"""
+
+
+def test_help_lists_every_command_without_importing_models_clingo_or_yaml(tmp_path: Path) -> None:
+    """``stategraph --help`` is a listing: it loads no pydantic model, no clingo, no YAML
+    parser and none of the feature packages, yet names every command."""
+    result = run_fresh(_HELP, tmp_path / "unused.db")
+    assert result["code"] == 0
+    assert result["loaded"] == []
+    assert set(result["own"]) <= {
+        "stategraph.cli",
+        "stategraph.cli.demo",
+        "stategraph.cli.main",
+        "stategraph.errors",
+        "stategraph.urls",
+    }
+    for command in build_parser()._subparsers._group_actions[0].choices:  # type: ignore[union-attr]
+        assert f"\n    {command}" in result["text"], command
+
+
+def test_the_listing_shows_the_help_line_each_feature_module_registers() -> None:
+    """The lines ``--help`` shows without loading the feature packages are the ones their
+    modules register (an edit to one and not the other fails here)."""
+    full = {a.dest: a.help for a in _commands(build_parser())}
+    listed = {a.dest: a.help for a in _commands(build_parser(listing=True))}
+    assert listed == full
+
+
+def _commands(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    sub = next(a for a in parser._actions if a.dest == "command")
+    return list(sub._choices_actions)  # type: ignore[attr-defined]
