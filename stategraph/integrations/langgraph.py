@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
@@ -122,7 +123,7 @@ class StategraphStore(BaseStore):
         self._options = options
         self._lock = threading.RLock()
         self._local = threading.local()
-        self._opened: list[Memory] = []
+        self._opened: list[tuple[Memory, int]] = []
 
     @classmethod
     def from_url(cls, url: str | Path, **options: Any) -> StategraphStore:
@@ -152,10 +153,14 @@ class StategraphStore(BaseStore):
 
     def close(self) -> None:
         """Close the memories :meth:`from_url` opened (a memory given to the constructor is
-        the caller's to close)."""
+        the caller's to close). A SQLite memory another thread opened can only be closed
+        there: it is dropped, and its connection closes when it is collected."""
         with self._lock:
-            for mem in self._opened:
-                mem.close()
+            for mem, thread in self._opened:
+                if thread == threading.get_ident() or not isinstance(
+                    mem.store.conn, sqlite3.Connection
+                ):
+                    mem.close()
             self._opened.clear()
             self._local = threading.local()
 
@@ -179,7 +184,7 @@ class StategraphStore(BaseStore):
             mem = Memory(self._url, **self._options)
             self._local.memory = mem
             with self._lock:
-                self._opened.append(mem)
+                self._opened.append((mem, threading.get_ident()))
         return mem
 
     # ---- the BaseStore contract -----------------------------------------------------------
@@ -401,7 +406,9 @@ class StategraphStore(BaseStore):
             raise _invalid("value.text", "is a string: the memory's text")
         if not isinstance(kind, str):
             raise _invalid("value.kind", "is a string: fact, belief, plan, action...")
-        refs = {f: fields.pop(f) for f in ("because", "unless", "context") if f in fields}
+        refs: dict[str, Any] = {
+            f: fields.pop(f) for f in ("because", "unless", "context") if f in fields
+        }
         action_status = fields.pop("action_status", None)
         try:
             json.dumps(fields, allow_nan=False)
