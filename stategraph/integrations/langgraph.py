@@ -157,9 +157,8 @@ class StategraphStore(BaseStore):
         there: it is dropped, and its connection closes when it is collected."""
         with self._lock:
             for mem, thread in self._opened:
-                if thread == threading.get_ident() or not isinstance(
-                    mem.store.conn, sqlite3.Connection
-                ):
+                conn = getattr(mem.store, "conn", None)
+                if thread == threading.get_ident() or not isinstance(conn, sqlite3.Connection):
                     mem.close()
             self._opened.clear()
             self._local = threading.local()
