@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from stategraph.errors import InvalidInputError
 from stategraph.model import normalise_id
 
-__all__ = ["MAX_ID", "Parsed", "namespace_prefix", "parse_id", "state_id"]
+__all__ = ["MAX_ID", "namespace_prefix", "parse_id", "state_id"]
 
 MAX_ID = 512
 """The longest state id (:func:`stategraph.model.normalise_id`)."""

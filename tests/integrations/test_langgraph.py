@@ -309,3 +309,17 @@ def test_a_memory_kept_in_memory_serves_one_thread_and_from_url_refuses_it() -> 
     assert say(app, "ask:粤菜")["seen"][-1] == [("food", "holds", None)]
     with pytest.raises(InvalidInputError, match="cannot be shared between threads"):
         StategraphStore.from_url(":memory:")
+
+
+def test_recall_ranks_within_an_id_prefix_not_a_store_wide_ranking(place: Place) -> None:
+    from stategraph.recall import recall
+
+    mem = place.memory()
+    for i in range(5):  # better matches, all of another user
+        mem.fact(f"memories/u2/t{i}", "green tea green tea green tea")
+    mem.fact("memories/u1/t", "the user likes green tea and coffee and cake")
+    assert [r.id for r in recall(mem, "green tea", 1, id_prefix="memories/u1/")] == [
+        "memories/u1/t"
+    ]
+    assert recall(mem, "green tea", 10, id_prefix="memories/u3/") == []
+    assert len(recall(mem, "green tea", 10)) == 6
