@@ -648,6 +648,7 @@ class _Filter:
             _check_operators(cond, f"filter.{key}")
         statuses = set(STATUSES)
         if "status" in self.spec:
+            _check_status(self.spec["status"])
             statuses = {s for s in STATUSES if _compare(s, self.spec["status"])}
             unknown = _named(self.spec["status"]) - set(STATUSES)
             if unknown:
@@ -663,6 +664,22 @@ class _Filter:
 
     def match(self, value: Mapping[str, Any]) -> bool:
         return all(_compare(value.get(k), cond) for k, cond in self.spec.items())
+
+
+def _check_status(cond: Any) -> None:
+    """A ``status`` filter is a status, or ``{"$eq": status}`` / ``{"$ne": status}``."""
+    ok = isinstance(cond, str) or (
+        isinstance(cond, Mapping)
+        and bool(cond)
+        and set(cond) <= {"$eq", "$ne"}
+        and all(isinstance(v, str) for v in cond.values())
+    )
+    if not ok:
+        raise _invalid(
+            "filter.status",
+            f'a status ({", ".join(STATUSES)}), or {{"$eq": ...}} or {{"$ne": ...}} of one; '
+            f"not {cond!r:.60}: search once per status for several",
+        )
 
 
 def _named(cond: Any) -> set[str]:
