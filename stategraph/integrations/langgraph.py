@@ -47,7 +47,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from stategraph.errors import InvalidInputError
+from stategraph.errors import InvalidInputError, StategraphError
 from stategraph.integrations.ids import namespace_prefix, parse_id, state_id
 from stategraph.memory import Memory, justifications_for
 from stategraph.model import Change, Justification, Origin, Report, State, Supersession, Truth
@@ -74,7 +74,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         'stategraph.integrations.langgraph needs LangGraph: pip install "stategraph[langgraph]"'
     ) from exc
 
-__all__ = ["STATUSES", "StategraphStore"]
+__all__ = ["STATUSES", "StategraphStore", "ThreadError"]
 
 STATUSES = ("holds", "needs_confirmation", "undefined", "invalidated")
 """The ``status`` a returned value carries (:class:`stategraph.recall.Recalled`)."""
@@ -89,6 +89,18 @@ _OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")
 
 _PAGE = 500
 _PROBE = 16
+
+
+class ThreadError(StategraphError, RuntimeError):
+    """A store made from a SQLite :class:`~stategraph.memory.Memory` was used from another
+    thread than the one that made it (a graph's worker thread, or an async run)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "this StategraphStore was made from a SQLite Memory, which only the thread that "
+            "made it may use; for a graph that runs nodes in threads or with ainvoke, open the "
+            "store with StategraphStore.from_url(PATH or URL), which opens a memory per thread"
+        )
 
 
 def _invalid(where: str, message: str) -> InvalidInputError:
@@ -119,6 +131,7 @@ class StategraphStore(BaseStore):
 
     def _setup(self, memory: Memory | None, url: str | None, options: dict[str, Any]) -> None:
         self._memory = memory
+        self._owner = threading.get_ident()
         self._url = url
         self._options = options
         self._lock = threading.RLock()
@@ -176,6 +189,10 @@ class StategraphStore(BaseStore):
 
     def _mem(self) -> Memory:
         if self._memory is not None:
+            if self._owner != threading.get_ident() and isinstance(
+                getattr(self._memory.store, "conn", None), sqlite3.Connection
+            ):
+                raise ThreadError()
             return self._memory
         mem: Memory | None = getattr(self._local, "memory", None)
         if mem is None:

@@ -27,7 +27,7 @@ from langgraph.store.base import (
 from stategraph import Memory
 from stategraph.cli import demo
 from stategraph.errors import InvalidInputError, InvalidKindError
-from stategraph.integrations.langgraph import StategraphStore
+from stategraph.integrations.langgraph import StategraphStore, ThreadError
 
 ZH = demo.SCENARIO["zh"]
 U1 = ("memories", "u1")
@@ -309,6 +309,9 @@ def test_a_memory_kept_in_memory_serves_one_thread_and_from_url_refuses_it() -> 
     assert say(app, "ask:粤菜")["seen"][-1] == [("food", "holds", None)]
     with pytest.raises(InvalidInputError, match="cannot be shared between threads"):
         StategraphStore.from_url(":memory:")
+    # from another thread: a clear error naming the way out, not SQLite's own
+    with pytest.raises(ThreadError, match="from_url"):
+        asyncio.run(asyncio.to_thread(store.get, U1, "food"))
 
 
 def test_recall_ranks_within_an_id_prefix_not_a_store_wide_ranking(place: Place) -> None:
