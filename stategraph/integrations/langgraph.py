@@ -43,9 +43,12 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from stategraph.errors import InvalidInputError, StategraphError
 from stategraph.integrations.ids import namespace_prefix, parse_id, state_id
@@ -105,6 +108,18 @@ class ThreadError(StategraphError, RuntimeError):
 
 def _invalid(where: str, message: str) -> InvalidInputError:
     return InvalidInputError("langgraph store", [(where, message)])
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _valid(model: type[M], data: dict[str, Any]) -> M:
+    """``data`` as a model, or :class:`InvalidInputError` naming each field that is wrong."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        errors = [(".".join(str(p) for p in e["loc"]) or "value", e["msg"]) for e in exc.errors()]
+        raise InvalidInputError("langgraph store", errors) from None
 
 
 class StategraphStore(BaseStore):
@@ -203,6 +218,11 @@ class StategraphStore(BaseStore):
                 self._opened.append((mem, threading.get_ident()))
         return mem
 
+    def _guard(self) -> AbstractContextManager[Any]:
+        """One batch at a time on a memory given to the constructor (shared by threads, for
+        PostgreSQL); nothing to wait for on a memory of this thread's own."""
+        return self._lock if self._memory is not None else nullcontext()
+
     # ---- the BaseStore contract -----------------------------------------------------------
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
@@ -212,7 +232,7 @@ class StategraphStore(BaseStore):
         for op in ops:
             _validate_op_namespace(op)
         mem = self._mem()
-        with self._lock if self._memory is not None else _nothing():
+        with self._guard():
             if any(isinstance(op, PutOp) for op in ops):
                 with mem.atomic():
                     return [self._run(mem, op) for op in ops]
@@ -254,20 +274,23 @@ class StategraphStore(BaseStore):
     def state_id(self, namespace: Sequence[str], key: str) -> str | None:
         """The id of a key's current memory (None: no such key, or deleted), for using the
         memory directly (``why``, ``why_not``, ``history``)."""
-        found = self._current(self._mem(), tuple(namespace), key)
+        with self._guard():
+            found = self._current(self._mem(), tuple(namespace), key)
         return found[1] if found is not None and found[3] else None
 
     def confirm(self, namespace: Sequence[str], key: str, *, by: str, note: str = "") -> Report:
         """The user confirmed a memory in doubt: it holds, and what rests on it is restored
         (:meth:`Memory.confirm <stategraph.memory.Memory.confirm>`)."""
         mem = self._mem()
-        return mem.confirm(self._must(mem, tuple(namespace), key), by=by, note=note)
+        with self._guard():
+            return mem.confirm(self._must(mem, tuple(namespace), key), by=by, note=note)
 
     def reject(self, namespace: Sequence[str], key: str, *, by: str, note: str = "") -> Report:
         """The user rejected a memory in doubt: it is retracted, and what rests on it alone
         goes (:meth:`Memory.reject <stategraph.memory.Memory.reject>`)."""
         mem = self._mem()
-        return mem.reject(self._must(mem, tuple(namespace), key), by=by, note=note)
+        with self._guard():
+            return mem.reject(self._must(mem, tuple(namespace), key), by=by, note=note)
 
     # ---- reading --------------------------------------------------------------------------
 
@@ -447,12 +470,12 @@ class StategraphStore(BaseStore):
             "metadata": {_META: meta},
             "created_at": now,
         }
-        st = State.model_validate(state)
+        st = _valid(State, state)
         kind_policy = mem.policy.of(st)
         if action_status is not None:
             if not kind_policy.action:
                 raise _invalid("value.action_status", f"only an action has one, not a {kind}")
-            st = State.model_validate({**state, "status": action_status})
+            st = _valid(State, {**state, "status": action_status})
         because = _alternatives(self, mem, namespace, refs.get("because"))
         unless = _refs(self, mem, namespace, refs.get("unless", ()), "unless")
         context = _refs(self, mem, namespace, refs.get("context", ()), "context")
@@ -463,7 +486,7 @@ class StategraphStore(BaseStore):
         if current is not None and replaces is not None and _same(mem, current[2], st, justs):
             return  # the memory as it stands: superseding it would only unsettle its dependents
         if replaces is not None:
-            supersede = Supersession.model_validate({"id": replaces, "with": st})
+            supersede = _valid(Supersession, {"id": replaces, "with": st})
             change = Change(supersede=(supersede,), add_justifications=tuple(justs))
         else:
             change = Change(assert_=(st,), add_justifications=tuple(justs))
@@ -492,14 +515,6 @@ def _same(mem: Memory, old: State, new: State, justs: Sequence[Justification]) -
         }
 
     return content(old) == content(new) and basis(justs) == basis(mem.store.justifications(old.id))
-
-
-class _nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 def _grade(mem: Memory, st: State, active: bool, truth: Truth) -> tuple[str, str | None]:

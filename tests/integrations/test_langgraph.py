@@ -196,6 +196,11 @@ def test_premises_in_another_namespace_and_unknown_premises(tmp_path: Path) -> N
         store.put(U1, "x", {"text": "x", "status": "done"})
     with pytest.raises(InvalidKindError, match="wish"):
         store.put(U1, "x", {"text": "x", "kind": "wish"})
+    with pytest.raises(InvalidInputError, match="simple name"):
+        store.put(U1, "x", {"text": "x", "kind": "a kind"})
+    with pytest.raises(InvalidInputError, match="lone surrogate"):
+        store.put(U1, "x", {"text": "x\udc00"})
+    assert store.get(U1, "x") is None
 
 
 def test_keys_with_separators_and_any_text_round_trip(tmp_path: Path) -> None:
