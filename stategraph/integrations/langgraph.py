@@ -25,11 +25,13 @@ LangGraph's own stores, with what only stategraph does:
 
 Namespaces are id prefixes in one memory (:mod:`stategraph.integrations.ids`): the key
 ``"move"`` in ``("memories", "u1")`` is the state ``memories/u1/move``, and its replacement
-``memories/u1/move#2``. Memories of different namespaces may rest on each other; a search
-sees only its namespace and those below it. Namespaces of one store are one memory, not
-walls: the candidate premises stategraph proposes for a memory written without a basis, and
-rule packs, may link memories across namespaces. Where users must never be linked, give each
-user their own store (a PostgreSQL tenant each: ``postgresql://...?tenant=u1``).
+``memories/u1/move#2``. A search sees only its namespace and those below it. Memories of
+different namespaces rest on each other only when a ``because`` says so: the candidate
+premises stategraph proposes for a memory written without a basis are looked for in its own
+namespace (:class:`~stategraph.text.scoped.ScopedProposer`; ``scope_depth`` widens it to the
+namespaces sharing leading labels). Rule packs, when a memory has them, link by atoms across
+the whole store: where users must never be linked, give each user their own store (a
+PostgreSQL tenant each: ``postgresql://...?tenant=u1``).
 
 What a LangGraph user may expect and does not get: TTLs (``supports_ttl`` is False, and a
 ``ttl`` is refused); embedding indexes (``index=`` is accepted and ignored, as LangGraph's
@@ -56,6 +58,7 @@ from stategraph.memory import Memory, justifications_for
 from stategraph.model import Change, Justification, Origin, Report, State, Supersession, Truth
 from stategraph.recall import MAX_K, Recalled, ask_first, recall
 from stategraph.store import review_queue
+from stategraph.text.scoped import ScopedProposer
 
 try:
     from langgraph.store.base import (
@@ -130,6 +133,14 @@ class StategraphStore(BaseStore):
             thread that opened it; for a graph that runs nodes in threads or with
             ``ainvoke``, open the store with :meth:`from_url`, which opens one memory per
             thread.
+        scope_depth: the candidate premises stategraph proposes for a memory written
+            without a basis, and the memories a new fact may defeat, are looked for only
+            among the memories of its namespace (None), or of the namespaces that share its
+            first ``scope_depth`` labels (1 for namespaces such as ``(user_id, "notes")``).
+            The memory's proposer is wrapped in place
+            (:class:`~stategraph.text.scoped.ScopedProposer`).
+        candidates_across_namespaces: propose candidates from the whole store, every
+            namespace alike (for a store of one user's memories only).
 
     Example:
         >>> from stategraph import Memory
@@ -141,10 +152,28 @@ class StategraphStore(BaseStore):
 
     supports_ttl = False
 
-    def __init__(self, memory: Memory) -> None:
-        self._setup(memory, None, {})
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        scope_depth: int | None = None,
+        candidates_across_namespaces: bool = False,
+    ) -> None:
+        self._setup(memory, None, {}, scope_depth, candidates_across_namespaces)
 
-    def _setup(self, memory: Memory | None, url: str | None, options: dict[str, Any]) -> None:
+    def _setup(
+        self,
+        memory: Memory | None,
+        url: str | None,
+        options: dict[str, Any],
+        scope_depth: int | None,
+        across: bool,
+    ) -> None:
+        if scope_depth is not None and (isinstance(scope_depth, bool) or scope_depth < 1):
+            raise _invalid("scope_depth", "None (a namespace is a scope) or a whole number >= 1")
+        self._scope = None if across else scope_depth or 0
+        if memory is not None:
+            self._scoped(memory)
         self._memory = memory
         self._owner = threading.get_ident()
         self._url = url
@@ -153,8 +182,26 @@ class StategraphStore(BaseStore):
         self._local = threading.local()
         self._opened: list[tuple[Memory, int]] = []
 
+    def _scoped(self, mem: Memory) -> None:
+        """Keep the memory's candidate proposal inside each memory's namespace (its first
+        ``scope_depth`` labels), unless candidates may cross namespaces."""
+        if self._scope is None or mem.candidates is None:
+            return
+        if isinstance(mem.candidates, ScopedProposer):
+            return
+        depth = self._scope or None
+        mem.candidates = ScopedProposer(mem.candidates, separator="/", depth=depth)
+        mem._preparer.proposer = mem.candidates  # the proposer the memory's revisions use
+
     @classmethod
-    def from_url(cls, url: str | Path, **options: Any) -> StategraphStore:
+    def from_url(
+        cls,
+        url: str | Path,
+        *,
+        scope_depth: int | None = None,
+        candidates_across_namespaces: bool = False,
+        **options: Any,
+    ) -> StategraphStore:
         """A store over the memory at a store URL (``sqlite:///PATH``, a path, or
         ``postgresql://...?tenant=NAME``: :func:`stategraph.stores.open_store`).
 
@@ -175,7 +222,7 @@ class StategraphStore(BaseStore):
                 "PostgreSQL URL, or StategraphStore(Memory()) for one thread",
             )
         store = cls.__new__(cls)
-        store._setup(None, text, options)
+        store._setup(None, text, options, scope_depth, candidates_across_namespaces)
         store._mem()  # open now in this thread: a bad URL fails here, not in a node
         return store
 
@@ -213,6 +260,7 @@ class StategraphStore(BaseStore):
         if mem is None:
             assert self._url is not None
             mem = Memory(self._url, **self._options)
+            self._scoped(mem)
             self._local.memory = mem
             with self._lock:
                 self._opened.append((mem, threading.get_ident()))

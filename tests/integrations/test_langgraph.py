@@ -331,3 +331,48 @@ def test_recall_ranks_within_an_id_prefix_not_a_store_wide_ranking(place: Place)
     ]
     assert recall(mem, "green tea", 10, id_prefix="memories/u3/") == []
     assert len(recall(mem, "green tea", 10)) == 6
+
+
+def test_candidates_stay_in_their_namespace_so_one_user_is_never_asked_about_another(
+    tmp_path: Path,
+) -> None:
+    def write(store: StategraphStore, plan_ns: tuple[str, ...] = U1) -> Any:
+        store.put(("memories", "u2"), "move", {"text": "The user moves to Shenzhen in December"})
+        store.put(plan_ns, "gym", {"text": "Find a gym in Shenzhen for December", "kind": "plan"})
+        store.put(("memories", "u2"), "move", {"text": "The user stays in Shanghai"})
+        return store.get(plan_ns, "gym")
+
+    scoped = write(StategraphStore(Memory(tmp_path / "a.db")))
+    assert scoped.value["status"] == "holds" and "ask_first" not in scoped.value
+
+    shared = write(StategraphStore(Memory(tmp_path / "b.db"), candidates_across_namespaces=True))
+    assert shared.value["status"] == "needs_confirmation"
+    assert "Shenzhen in December" in shared.value["ask_first"]
+
+    # one user's namespaces share a scope of depth 1: ("u2", ...) and ("u2", "plans")
+    store = StategraphStore(Memory(tmp_path / "c.db"), scope_depth=1)
+    store.put(("u2", "facts"), "move", {"text": "The user moves to Shenzhen in December"})
+    store.put(
+        ("u2", "plans"), "gym", {"text": "Find a gym in Shenzhen for December", "kind": "plan"}
+    )
+    store.put(
+        ("u3", "plans"), "gym", {"text": "Find a gym in Shenzhen for December", "kind": "plan"}
+    )
+    store.put(("u2", "facts"), "move", {"text": "The user stays in Shanghai"})
+    assert store.get(("u2", "plans"), "gym").value["status"] == "needs_confirmation"  # type: ignore[union-attr]
+    assert store.get(("u3", "plans"), "gym").value["status"] == "holds"  # type: ignore[union-attr]
+
+
+def test_a_store_written_through_langgraph_replays_from_its_export(
+    place: Place, tmp_path: Path
+) -> None:
+    from stategraph.audit import export, verify_export
+
+    with StategraphStore.from_url(place.url) as store:
+        app = graph(store)
+        for said in ("move", "stay", "yes"):
+            say(app, said)
+        export(store.memory.store, tmp_path / "log.jsonl")
+        head = store.memory.head()
+    done = verify_export(tmp_path / "log.jsonl", expect_head=head)
+    assert done.replayed == done.count and done.not_replayed == ""
