@@ -432,11 +432,11 @@ class StategraphStore(BaseStore):
         parsed = parse_id(r.id)
         if parsed is None:
             return None  # a memory written into the store some other way
-        namespace, key, version = parsed
-        current = self._current(mem, namespace, key)
-        if current is None or current[0] != version or not current[3]:
-            return None  # an earlier version of a key, or a deleted one
-        st = current[2]
+        namespace, key, _ = parsed
+        row = mem.store.state(r.id)
+        if row is None or not row[1]:
+            return None  # an earlier version of a key (superseded), or a deleted one
+        st = row[0]
         item = _item(namespace, key, st, r.status, r.ask_first, r.score)
         if r.why_not is not None:
             item.value["why_not"] = r.why_not.model_dump(mode="json")
