@@ -55,3 +55,19 @@ def test_every_key_round_trips_through_a_valid_id(
     assert normalise_id(sid) == sid
     assert parse_id(sid) == (tuple(namespace), key, version)
     assert sid.startswith(namespace_prefix(namespace))
+
+
+def test_without_langgraph_the_store_module_says_what_to_install() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['langgraph'] = None\n"
+        "import stategraph.integrations, stategraph.integrations.ids\n"
+        "try:\n    import stategraph.integrations.langgraph\n"
+        "except ImportError as exc:\n    print(exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert 'pip install "stategraph[langgraph]"' in done.stdout
