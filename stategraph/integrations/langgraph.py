@@ -53,6 +53,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from stategraph.errors import InvalidInputError, StategraphError
+from stategraph.integrations.filters import STATUSES, Filter, invalid, namespace_matches
 from stategraph.integrations.ids import namespace_prefix, parse_id, state_id
 from stategraph.memory import Memory, justifications_for
 from stategraph.model import Change, Justification, Origin, Report, State, Supersession, Truth
@@ -82,16 +83,9 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 __all__ = ["STATUSES", "StategraphStore", "ThreadError"]
 
-STATUSES = ("holds", "needs_confirmation", "undefined", "invalidated")
-"""The ``status`` a returned value carries (:class:`stategraph.recall.Recalled`)."""
 
 _META = "langgraph"
 """The key of a state's metadata that keeps what the store needs to give the item back."""
-
-_OWN = ("text", "kind", "because", "unless", "context", "action_status")
-"""The fields of a value that make the memory; every other field is kept as given."""
-
-_OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")
 
 _PAGE = 500
 _PROBE = 16
@@ -107,10 +101,6 @@ class ThreadError(StategraphError, RuntimeError):
             "made it may use; for a graph that runs nodes in threads or with ainvoke, open the "
             "store with StategraphStore.from_url(PATH or URL), which opens a memory per thread"
         )
-
-
-def _invalid(where: str, message: str) -> InvalidInputError:
-    return InvalidInputError("langgraph store", [(where, message)])
 
 
 M = TypeVar("M", bound=BaseModel)
@@ -170,7 +160,7 @@ class StategraphStore(BaseStore):
         across: bool,
     ) -> None:
         if scope_depth is not None and (isinstance(scope_depth, bool) or scope_depth < 1):
-            raise _invalid("scope_depth", "None (a namespace is a scope) or a whole number >= 1")
+            raise invalid("scope_depth", "None (a namespace is a scope) or a whole number >= 1")
         self._scope = None if across else scope_depth or 0
         if memory is not None:
             self._scoped(memory)
@@ -216,7 +206,7 @@ class StategraphStore(BaseStore):
         """
         text = str(url)
         if text in (":memory:", "", "sqlite://", "sqlite:///:memory:"):
-            raise _invalid(
+            raise invalid(
                 "url",
                 "a memory kept in memory cannot be shared between threads: give a file or a "
                 "PostgreSQL URL, or StategraphStore(Memory()) for one thread",
@@ -315,7 +305,7 @@ class StategraphStore(BaseStore):
             return None
         if isinstance(op, ListNamespacesOp):
             return self._list_namespaces(mem, op)
-        raise _invalid("op", f"unknown operation {type(op).__name__}")
+        raise invalid("op", f"unknown operation {type(op).__name__}")
 
     # ---- stategraph's own -----------------------------------------------------------------
 
@@ -369,7 +359,7 @@ class StategraphStore(BaseStore):
     def _must(self, mem: Memory, namespace: tuple[str, ...], key: str) -> str:
         found = self._current(mem, namespace, key)
         if found is None or not found[3]:
-            raise _invalid("key", f"no memory {key!r} in namespace {namespace}")
+            raise invalid("key", f"no memory {key!r} in namespace {namespace}")
         return found[1]
 
     def _get(self, mem: Memory, namespace: tuple[str, ...], key: str) -> Item | None:
@@ -389,8 +379,8 @@ class StategraphStore(BaseStore):
 
     def _search(self, mem: Memory, op: SearchOp) -> list[SearchItem]:
         if op.limit < 0 or op.offset < 0:
-            raise _invalid("limit", "limit and offset are whole numbers from 0")
-        wanted = _Filter(op.filter)
+            raise invalid("limit", "limit and offset are whole numbers from 0")
+        wanted = Filter(op.filter)
         prefix = namespace_prefix(op.namespace_prefix)
         stop = op.offset + op.limit
         out: list[SearchItem] = []
@@ -428,7 +418,7 @@ class StategraphStore(BaseStore):
                     break
         return out[op.offset : stop]
 
-    def _hit(self, mem: Memory, r: Recalled, wanted: _Filter) -> SearchItem | None:
+    def _hit(self, mem: Memory, r: Recalled, wanted: Filter) -> SearchItem | None:
         parsed = parse_id(r.id)
         if parsed is None:
             return None  # a memory written into the store some other way
@@ -463,7 +453,11 @@ class StategraphStore(BaseStore):
             row = mem.store.state(sid)
             if row is not None and row[1]:
                 live.add(namespace)
-        found = [ns for ns in live if all(_matches(c, ns) for c in conditions)]
+        found = [
+            ns
+            for ns in live
+            if all(namespace_matches(c.match_type, c.path, ns) for c in conditions)
+        ]
         if op.max_depth is not None:
             found = list({ns[: op.max_depth] for ns in found})
         found.sort()
@@ -475,11 +469,11 @@ class StategraphStore(BaseStore):
         self, mem: Memory, namespace: tuple[str, ...], key: str, value: Mapping[str, Any]
     ) -> None:
         if not isinstance(value, Mapping):
-            raise _invalid("value", f"a value is a mapping, not {type(value).__name__}")
+            raise invalid("value", f"a value is a mapping, not {type(value).__name__}")
         fields = dict(value)
         status = fields.pop("status", None)
         if status is not None and status not in STATUSES:
-            raise _invalid(
+            raise invalid(
                 "value.status",
                 f"{status!r}: 'status' is stategraph's grade of a memory ({', '.join(STATUSES)}), "
                 "given back by get and search; an action's progress is 'action_status' "
@@ -490,9 +484,9 @@ class StategraphStore(BaseStore):
         text = fields.pop("text", "")
         kind = fields.pop("kind", "fact")
         if not isinstance(text, str):
-            raise _invalid("value.text", "is a string: the memory's text")
+            raise invalid("value.text", "is a string: the memory's text")
         if not isinstance(kind, str):
-            raise _invalid("value.kind", "is a string: fact, belief, plan, action...")
+            raise invalid("value.kind", "is a string: fact, belief, plan, action...")
         refs: dict[str, Any] = {
             f: fields.pop(f) for f in ("because", "unless", "context") if f in fields
         }
@@ -500,7 +494,7 @@ class StategraphStore(BaseStore):
         try:
             json.dumps(fields, allow_nan=False)
         except (TypeError, ValueError) as exc:
-            raise _invalid("value", f"must be JSON: {exc}") from None
+            raise invalid("value", f"must be JSON: {exc}") from None
 
         now = datetime.now(UTC)
         current = self._current(mem, namespace, key)
@@ -522,7 +516,7 @@ class StategraphStore(BaseStore):
         kind_policy = mem.policy.of(st)
         if action_status is not None:
             if not kind_policy.action:
-                raise _invalid("value.action_status", f"only an action has one, not a {kind}")
+                raise invalid("value.action_status", f"only an action has one, not a {kind}")
             st = _valid(State, {**state, "status": action_status})
         because = _alternatives(self, mem, namespace, refs.get("because"))
         unless = _refs(self, mem, namespace, refs.get("unless", ()), "unless")
@@ -634,19 +628,6 @@ def _ids_under(mem: Memory, prefix: str) -> Iterator[str]:
         after = page[-1]
 
 
-def _matches(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:
-    path = tuple(condition.path)
-    if len(namespace) < len(path):
-        return False
-    if condition.match_type == "prefix":
-        pairs = zip(namespace, path, strict=False)
-    elif condition.match_type == "suffix":
-        pairs = zip(reversed(namespace), reversed(path), strict=False)
-    else:
-        raise _invalid("match_type", f"{condition.match_type!r}: 'prefix' or 'suffix'")
-    return all(p == "*" or n == p for n, p in pairs)
-
-
 def _ref(
     store: StategraphStore, mem: Memory, namespace: tuple[str, ...], ref: Any, where: str
 ) -> str:
@@ -657,17 +638,17 @@ def _ref(
     elif isinstance(ref, Mapping) and set(ref) == {"namespace", "key"}:
         names = ref["namespace"]
         if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
-            raise _invalid(where, "a namespace is a list of strings")
+            raise invalid(where, "a namespace is a list of strings")
         target, key = tuple(names), ref["key"]
         if not isinstance(key, str):
-            raise _invalid(where, "a key is a string")
+            raise invalid(where, "a key is a string")
     else:
-        raise _invalid(
+        raise invalid(
             where, f'a premise is a key or {{"namespace": [...], "key": ...}}, not {ref!r:.40}'
         )
     found = store._current(mem, target, key)
     if found is None or not found[3]:
-        raise _invalid(where, f"no memory {key!r} in namespace {target}: put it first")
+        raise invalid(where, f"no memory {key!r} in namespace {target}: put it first")
     return found[1]
 
 
@@ -677,7 +658,7 @@ def _refs(
     if isinstance(refs, (str, Mapping)):
         refs = [refs]
     if not isinstance(refs, (list, tuple)):
-        raise _invalid(where, "a key or a list of keys")
+        raise invalid(where, "a key or a list of keys")
     return [_ref(store, mem, namespace, r, f"{where}.{i}") for i, r in enumerate(refs)]
 
 
@@ -692,14 +673,14 @@ def _alternatives(
     if isinstance(because, (str, Mapping)):  # one premise, or one {"all", "unless"}
         because = [because]
     if not isinstance(because, (list, tuple)):
-        raise _invalid("because", "a key, or a list of alternatives")
+        raise invalid("because", "a key, or a list of alternatives")
     out: list[Any] = []
     for i, alt in enumerate(because):
         where = f"because.{i}"
         if isinstance(alt, Mapping) and "key" not in alt:
             unknown = set(alt) - {"all", "unless"}
             if unknown:
-                raise _invalid(f"{where}.{sorted(unknown)[0]}", "only 'all' and 'unless'")
+                raise invalid(f"{where}.{sorted(unknown)[0]}", "only 'all' and 'unless'")
             every = _refs(store, mem, namespace, alt.get("all", []), f"{where}.all")
             blocks = _refs(store, mem, namespace, alt.get("unless", []), f"{where}.unless")
             out.append({"all": every, "unless": blocks})
@@ -708,109 +689,3 @@ def _alternatives(
         else:
             out.append([_ref(store, mem, namespace, alt, where)])
     return out
-
-
-class _Filter:
-    """A search's ``filter``: ``status`` and ``kind`` choose what recall looks at; every
-    other field is compared with the item's value, as LangGraph's own stores do (equality,
-    nested mappings, and the operators ``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``,
-    ``$lte``)."""
-
-    def __init__(self, spec: Mapping[str, Any] | None) -> None:
-        self.spec = dict(spec or {})
-        for key, cond in self.spec.items():
-            if key.startswith("$"):
-                raise _invalid(
-                    f"filter.{key}",
-                    "a filter names value fields; operators such as $or or $and are not "
-                    "supported (search twice, or filter the items yourself)",
-                )
-            _check_operators(cond, f"filter.{key}")
-        statuses = set(STATUSES)
-        if "status" in self.spec:
-            _check_status(self.spec["status"])
-            statuses = {s for s in STATUSES if _compare(s, self.spec["status"])}
-            unknown = _named(self.spec["status"]) - set(STATUSES)
-            if unknown:
-                raise _invalid("filter.status", f"{sorted(unknown)[0]!r}: one of {STATUSES}")
-        self.invalidated = "invalidated" in statuses and "status" in self.spec
-        self.doubtful = bool(statuses & {"needs_confirmation", "undefined"})
-        self.kinds: list[str] | None = None
-        kind = self.spec.get("kind")
-        if isinstance(kind, str):
-            self.kinds = [kind]
-        elif isinstance(kind, Mapping) and set(kind) == {"$eq"} and isinstance(kind["$eq"], str):
-            self.kinds = [kind["$eq"]]
-
-    def match(self, value: Mapping[str, Any]) -> bool:
-        return all(_compare(value.get(k), cond) for k, cond in self.spec.items())
-
-
-def _check_status(cond: Any) -> None:
-    """A ``status`` filter is a status, or ``{"$eq": status}`` / ``{"$ne": status}``."""
-    ok = isinstance(cond, str) or (
-        isinstance(cond, Mapping)
-        and bool(cond)
-        and set(cond) <= {"$eq", "$ne"}
-        and all(isinstance(v, str) for v in cond.values())
-    )
-    if not ok:
-        raise _invalid(
-            "filter.status",
-            f'a status ({", ".join(STATUSES)}), or {{"$eq": ...}} or {{"$ne": ...}} of one; '
-            f"not {cond!r:.60}: search once per status for several",
-        )
-
-
-def _named(cond: Any) -> set[str]:
-    if isinstance(cond, str):
-        return {cond}
-    if isinstance(cond, Mapping):
-        return {v for v in cond.values() if isinstance(v, str)}
-    return set()
-
-
-def _check_operators(cond: Any, where: str) -> None:
-    if isinstance(cond, Mapping):
-        for k, v in cond.items():
-            if not isinstance(k, str):
-                raise _invalid(where, "filter fields are strings")
-            if k.startswith("$") and k not in _OPERATORS:
-                supported = ", ".join(_OPERATORS)
-                raise _invalid(f"{where}.{k}", f"unsupported operator; supported: {supported}")
-            _check_operators(v, f"{where}.{k}")
-
-
-def _compare(value: Any, cond: Any) -> bool:
-    """LangGraph's filter semantics (its in-memory store's, which mirror PostgreSQL's JSONB)."""
-    if isinstance(cond, Mapping):
-        if any(k.startswith("$") for k in cond):
-            return all(_operator(value, op, arg) for op, arg in cond.items())
-        if not isinstance(value, Mapping):
-            return False
-        return all(_compare(value.get(k), v) for k, v in cond.items())
-    if isinstance(cond, (list, tuple)):
-        return (
-            isinstance(value, (list, tuple))
-            and len(value) == len(cond)
-            and all(_compare(v, c) for v, c in zip(value, cond, strict=True))
-        )
-    return bool(value == cond)
-
-
-def _operator(value: Any, op: str, arg: Any) -> bool:
-    if op == "$eq":
-        return bool(value == arg)
-    if op == "$ne":
-        return bool(value != arg)
-    try:
-        left, right = float(value), float(arg)
-    except (TypeError, ValueError):
-        return False  # a field that is no number is not greater or smaller than one
-    if op == "$gt":
-        return left > right
-    if op == "$gte":
-        return left >= right
-    if op == "$lt":
-        return left < right
-    return left <= right
