@@ -376,3 +376,30 @@ def test_a_store_written_through_langgraph_replays_from_its_export(
         head = store.memory.head()
     done = verify_export(tmp_path / "log.jsonl", expect_head=head)
     assert done.replayed == done.count and done.not_replayed == ""
+
+
+def test_parallel_nodes_write_from_their_own_threads(place: Place) -> None:
+    class Notes(TypedDict):
+        done: Annotated[list[str], operator.add]
+
+    def writer(name: str) -> Any:
+        def node(state: Notes, *, store: BaseStore) -> dict[str, Any]:
+            for i in range(3):
+                store.put(U1, f"{name}{i}", {"text": f"{name} wrote note {i}"})
+            return {"done": [name]}
+
+        return node
+
+    with StategraphStore.from_url(place.url) as store:
+        builder = StateGraph(Notes)
+        for name in ("left", "right"):  # one superstep: LangGraph runs them in threads
+            builder.add_node(name, writer(name))
+            builder.add_edge(START, name)
+            builder.add_edge(name, END)
+        app = builder.compile(checkpointer=InMemorySaver(), store=store)
+        out = app.invoke({"done": []}, {"configurable": {"thread_id": "p"}})
+        assert sorted(out["done"]) == ["left", "right"]
+        keys = sorted(i.key for i in store.search(U1, limit=10))
+        assert keys == ["left0", "left1", "left2", "right0", "right1", "right2"]
+        assert store.memory.verify_log() == 6
+        assert len({thread for _, thread in store._opened}) >= 2  # the nodes ran in threads
