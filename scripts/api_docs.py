@@ -35,6 +35,8 @@ MODULES = (
     "stategraph.audit",
     "stategraph.grounding",
     "stategraph.importing",
+    "stategraph.integrations.ids",
+    "stategraph.integrations.langgraph",
     "stategraph.judge",
     "stategraph.pictures",
     "stategraph.recall",

@@ -122,8 +122,11 @@ def recall(
     kinds: Sequence[str] | None = None,
     include_doubtful: bool = True,
     include_invalidated: bool = False,
+    id_prefix: str | None = None,
 ) -> list[Recalled]:
-    """See :meth:`Memory.recall <stategraph.memory.Memory.recall>`."""
+    """See :meth:`Memory.recall <stategraph.memory.Memory.recall>`. ``id_prefix``: only
+    memories whose id starts with it (a LangGraph namespace,
+    :mod:`stategraph.integrations.langgraph`), ranked among themselves."""
     query = _check(query, k)
     if kinds is not None:
         kinds = [kinds] if isinstance(kinds, str) else list(kinds)
@@ -139,6 +142,7 @@ def recall(
         kinds=kinds,
         doubtful=include_doubtful,
         invalidated=include_invalidated,
+        prefix=id_prefix,
     )
     words = set(toks)
     out: list[Recalled] = []

@@ -23,6 +23,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("store", ("store", "stores")),
     ("review", ("review",)),
     ("memory", ("memory", "prepare", "importing", "recall", "__init__")),
+    ("integrations", ("integrations",)),
     ("audit", ("audit",)),
     ("pictures", ("pictures",)),
     ("testing", ("testing",)),

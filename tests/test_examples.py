@@ -61,6 +61,15 @@ EXPECTED = {
         "unknown id: 404",
     ],
     "test_my_rule_pack.py": ["4 properties held on 50 examples each"],
+    "langgraph_agent.py": [
+        "user: 宽带\nagent: 已排待办：搬家前退宽带",
+        "user: 不搬了，我留在上海\nagent: 好的\nuser: 宽带\nagent: (nothing holds)",
+        "user: 健身卡\nagent: 之前：“用户计划 2026-12 从上海搬到深圳”。此后：",
+        "“在深圳南山办一张健身卡”还成立吗？",
+        "user: 健身卡\nagent: 在深圳南山办一张健身卡",
+        "move: holds\ncommute: invalidated\nbroadband: invalidated\ngym: holds",
+        "namespaces: [('memories', 'u1')]",
+    ],
     "recall_loop.py": [
         "recall 宽带 (holding): []",
         "recall 宽带 (with invalidated): m3 invalidated, rested on ['m1']",

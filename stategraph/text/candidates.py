@@ -490,4 +490,9 @@ def proposer_from_config(config: dict[str, object]) -> Proposer:
         return CandidateProposer(**fields)
     if name == CandidateProposerV1.name:
         return CandidateProposerV1(k=fields["k"], lexical_floor=fields["lexical_floor"])
+    if name == "scoped":  # stategraph.text.scoped, which imports this module
+        from stategraph.text.scoped import ScopedProposer
+
+        inner = proposer_from_config(fields["inner"])
+        return ScopedProposer(inner, separator=fields["separator"], depth=fields["depth"])
     raise ValueError(f"unknown candidate proposer {name!r}")

@@ -172,15 +172,17 @@ def search(
     kinds: Sequence[str] | None,
     doubtful: bool,
     invalidated: bool,
+    prefix: str | None = None,
 ) -> list[tuple[str, float]]:
     """The best ``limit`` memories for the query's tokens, best first, as (id, score): higher
     scores are better matches (BM25 negated, or ``ts_rank_cd``). ``doubtful``/``invalidated``:
-    also memories that are undecided or waiting for review / that do not hold."""
+    also memories that are undecided or waiting for review / that do not hold. ``prefix``:
+    only memories whose id starts with it."""
     if not query:
         return []
     unique = list(dict.fromkeys(query))
     conn = _sqlite(store)
-    where, args = _filters(kinds, doubtful, invalidated, "?")
+    where, args = _filters(kinds, doubtful, invalidated, "?", prefix=prefix)
     if conn is not None:
         conn_tables = conn.execute("SELECT 1 FROM sqlite_master WHERE name=?", (TABLE,)).fetchone()
         if conn_tables is None:
@@ -192,7 +194,7 @@ def search(
         )
         return [(str(i), float(s)) for i, s in conn.execute(sql, (match, *args, limit))]
     tc = store.conn
-    where, args = _filters(kinds, doubtful, invalidated, "%s", tenant=tc.tenant)
+    where, args = _filters(kinds, doubtful, invalidated, "%s", tenant=tc.tenant, prefix=prefix)
     tsquery = " | ".join(f"'{t}'" for t in unique)
     sql = (
         "SELECT d.id, ts_rank_cd(d.body, q) AS score FROM recall_docs d "
@@ -210,9 +212,10 @@ def _filters(
     invalidated: bool,
     mark: str,
     tenant: str | None = None,
+    prefix: str | None = None,
 ) -> tuple[str, list[Any]]:
-    """The ``AND ...`` that keeps the statuses and kinds asked for (states ``s``), and its
-    parameters in order."""
+    """The ``AND ...`` that keeps the statuses and kinds asked for (states ``s``, their ids
+    starting with ``prefix`` if given), and its parameters in order."""
     # the queue is small: read once (IN), not once per matching memory (EXISTS)
     if tenant is None:
         queued, qargs = "s.id IN (SELECT id FROM review_queue)", []
@@ -229,4 +232,7 @@ def _filters(
     if kinds is not None:
         parts.append(f"s.kind IN ({','.join(mark for _ in kinds)})")
         args.extend(kinds)
+    if prefix is not None:  # characters, not bytes, on both backends
+        parts.append(f"substr(s.id, 1, {len(prefix)}) = {mark}")
+        args.append(prefix)
     return "".join(f" AND {p}" for p in parts), args
