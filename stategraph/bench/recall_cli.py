@@ -192,7 +192,7 @@ def render_mquake(doc: dict[str, Any]) -> str:
             )
     note = (
         f"MQuAKE-hard: {doc['instances']} instances, {doc['memories']} memories, "
-        f"{doc['edits']} superseded by edits; stategraph's load and edits "
-        f"{doc['load_seconds']:.1f} s"
+        f"{doc['edits']} superseded by edits, {doc['distinct_questions']} distinct questions "
+        f"(each asked once); stategraph's load and edits {doc['load_seconds']:.1f} s"
     )
     return "\n".join([*_table(rows), note])
