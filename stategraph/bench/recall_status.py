@@ -73,7 +73,8 @@ class StatusTally:
         in_doubt_returned: memories in doubt that some recall returned (each was checked).
         not_holding_as_holding, not_holding_returned, in_doubt_without_ask_first,
         in_doubt_as_holding: the failures (:data:`FAILURE_COUNTS`), which must all be 0.
-        examples: the first failures, as ``{case, id, query, status, what}``.
+        examples: the first failures, as ``{case, id, query, status, what}`` (``query``: the
+            memory whose text was asked).
     """
 
     cases: int = 0
@@ -191,10 +192,8 @@ def check_case(
                         what.append("in_doubt_as_holding")
                 for name in what:
                     if r.id not in failed[name] and len(out.examples) < MAX_EXAMPLES:
-                        out.examples.append(
-                            {"case": case.id, "id": r.id, "query": st.id, "status": r.status}
-                            | {"what": name}
-                        )
+                        example = {"case": case.id, "id": r.id, "query": st.id}
+                        out.examples.append(example | {"status": r.status, "what": name})
                     failed[name].add(r.id)
         out.in_doubt_returned = len(seen_doubt)
         for name, ids in failed.items():
