@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from stategraph.bench import recall_cli
 from stategraph.bench.cases import Case, CaseError, load_cases, shipped_cases
 from stategraph.bench.metrics import DEPTH_BUCKETS, SystemScore
 from stategraph.bench.perf import cli as perf_cli
@@ -58,6 +59,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "postgresql://... (a fresh tenant per case) or sqlite:///DIR (a file per case)",
     )
     perf_cli.add_arguments(p)
+    recall_cli.add_arguments(p)
     p.set_defaults(func=run_command)
     return p
 
@@ -78,6 +80,10 @@ def run_command(args: argparse.Namespace) -> int:
         return perf_cli.run_command(args, args.paths[1:])
     if perf_cli.refuse_stray_options(args):
         return 2
+    if recall_cli.wanted(args) or args.instances is not None:
+        if recall_cli.refuse_stray_options(args):
+            return 2
+        return recall_cli.run_command(args, _load)
     cases = _load(list(args.paths), args.track, args.tag)
     if not cases:
         print("bench: no case to run", file=sys.stderr)

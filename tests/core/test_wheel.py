@@ -24,6 +24,8 @@ assert "core/stable.lp" in list_resources("rules", "core", ".lp")
 assert "packs/relocation.lp" in list_resources("rules", "packs", ".lp")
 from stategraph.bench.cases import shipped_cases
 assert len(shipped_cases()) >= 100
+from stategraph.bench.mquake import load_instances  # the vendored MQuAKE-hard file
+assert len(load_instances()) == 429
 text = run("zh", text_only=True)  # the grounding data and the rule packs, from the wheel
 from stategraph.pictures import Picture, to_html  # the picture page's template and script
 page = to_html(Picture(title="t", scope="s", states=(), supports=()))
