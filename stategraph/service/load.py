@@ -431,17 +431,65 @@ def _free_port() -> int:
 @contextmanager
 def scratch_database(server: str, prefix: str = "stategraph_load") -> Iterator[str]:
     """A new PostgreSQL database on ``server`` (a ``postgresql://`` URL of a server one may
-    create databases on), as a URL, dropped when the block ends."""
+    create databases on), as a URL, dropped when the block ends.
+
+    On the coordinator of a Citus cluster the new database is a Citus database across the
+    same nodes (Citus keeps its cluster's metadata per database): it is created on every node,
+    gets the extension on each, and the coordinator adds the workers, so that the store
+    distributes its tables there as it would on the cluster's own database.
+    """
     import psycopg
 
     name = f"{prefix}_{uuid.uuid4().hex[:12]}"  # a generated name, safe to interpolate
     with psycopg.connect(server, autocommit=True) as conn:
+        nodes = _citus_nodes(conn)
+        if nodes is not None:
+            conn.execute("SET citus.enable_create_database_propagation TO on")
         conn.execute(f"CREATE DATABASE {name}")
+    url = server.rsplit("/", 1)[0] + f"/{name}"
     try:
-        yield server.rsplit("/", 1)[0] + f"/{name}"
+        if nodes is not None:
+            _join_citus(url, nodes)
+        yield url
     finally:
         with psycopg.connect(server, autocommit=True) as conn:
+            if nodes is not None:
+                conn.execute("SET citus.enable_create_database_propagation TO on")
             conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+def _citus_nodes(conn: Any) -> tuple[tuple[str, int], list[tuple[str, int]]] | None:
+    """The coordinator's and the workers' (host, port) of a Citus database; None without
+    Citus."""
+    from stategraph.store.pgschema import is_citus
+
+    if not is_citus(conn):
+        return None
+    rows = conn.execute(
+        "SELECT nodename, nodeport, groupid FROM pg_dist_node WHERE noderole = 'primary' "
+        "ORDER BY groupid, nodeport"
+    ).fetchall()
+    coordinator = next(
+        ((h, int(p)) for h, p, g in rows if g == 0), (conn.info.host, int(conn.info.port))
+    )
+    return coordinator, [(h, int(p)) for h, p, g in rows if g != 0]
+
+
+def _join_citus(url: str, nodes: tuple[tuple[str, int], list[tuple[str, int]]]) -> None:
+    """Make the new database ``url`` a Citus database over the nodes of the one it was
+    created from: the extension on each worker, then on the coordinator, which adds them."""
+    import psycopg
+    from psycopg.conninfo import make_conninfo
+
+    coordinator, workers = nodes
+    for host, port in workers:
+        with psycopg.connect(make_conninfo(url, host=host, port=port), autocommit=True) as w:
+            w.execute("CREATE EXTENSION IF NOT EXISTS citus")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS citus")
+        conn.execute("SELECT citus_set_coordinator_host(%s, %s)", coordinator)
+        for host, port in workers:
+            conn.execute("SELECT citus_add_node(%s, %s)", (host, port))
 
 
 def run(config: LoadConfig, folder: Path | None = None, postgres: str | None = None) -> LoadResult:

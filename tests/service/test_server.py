@@ -17,10 +17,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import pytest
 
 from stategraph.service.auth import add_token
 
 from .conftest import LiveServer, Setup
+
+pytestmark = pytest.mark.citus  # the service tests also run on a Citus coordinator
 
 
 def test_concurrent_writers_lose_and_interleave_nothing(live: LiveServer, setup: Setup) -> None:
