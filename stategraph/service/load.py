@@ -119,6 +119,9 @@ class LoadResult:
     warm_up: int = 0
     """Operations sent before the timed run (one fact per tenant, creating its store)."""
     server_cpu: float = 0.0
+    database_cpu: dict[str, float] = field(default_factory=dict)
+    """CPU seconds each database node's processes used during the timed run (PostgreSQL: one
+    node; Citus: the coordinator and each worker), read from ``/proc``."""
     killed: list[int] = field(default_factory=list)
     killed_connections: int = 0
     """Client connections the killed worker held when it was killed."""
@@ -162,6 +165,7 @@ class LoadResult:
             "cpu_seconds": {
                 "client": round(self.client_cpu, 1),
                 "server": round(self.server_cpu, 1),
+                **{f"database {k}": round(v, 1) for k, v in self.database_cpu.items()},
             },
             "acknowledged": self.acknowledged,
             "acknowledged_late": self.acknowledged_late,
@@ -422,6 +426,58 @@ def _cpu_of_tree(server: int) -> float:
     return total
 
 
+def _process_cpu(pid: int, waited: bool = False) -> float:
+    """CPU seconds of one process (with ``waited``, also those of its children that have
+    exited and been waited for); 0 for one that is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    ticks = int(fields[11]) + int(fields[12])  # utime, stime
+    if waited:
+        ticks += int(fields[13]) + int(fields[14])  # cutime, cstime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _postmaster_cpu(postmaster: int) -> float:
+    """CPU seconds used so far by a PostgreSQL server: the postmaster, the backends it has
+    reaped (each connection is a process that ends with it), and those still running."""
+    try:
+        children = Path(f"/proc/{postmaster}/task/{postmaster}/children").read_text().split()
+    except OSError:
+        return 0.0
+    return _process_cpu(postmaster, waited=True) + sum(_process_cpu(int(c)) for c in children)
+
+
+def database_nodes(url: str) -> dict[str, int]:
+    """The postmaster process of each node of the database at ``url``, by name (``postgres``
+    for one server; ``coordinator`` and ``worker host:port`` for Citus), found from a backend's
+    parent: only for servers on this machine (empty where ``/proc`` does not show them)."""
+    import psycopg
+    from psycopg.conninfo import make_conninfo
+
+    def postmaster(conninfo: str) -> int | None:
+        with psycopg.connect(conninfo, autocommit=True) as conn:
+            row = conn.execute("SELECT pg_backend_pid()").fetchone()
+        try:
+            status = Path(f"/proc/{row[0] if row else 0}/status").read_text()
+        except OSError:
+            return None
+        ppid = [line.split()[1] for line in status.splitlines() if line.startswith("PPid:")]
+        return int(ppid[0]) if ppid else None
+
+    found: dict[str, int | None] = {}
+    with psycopg.connect(url, autocommit=True) as conn:
+        nodes = _citus_nodes(conn)
+    if nodes is None:
+        found["postgres"] = postmaster(url)
+    else:
+        found["coordinator"] = postmaster(url)
+        for host, port in nodes[1]:
+            found[f"worker {host}:{port}"] = postmaster(make_conninfo(url, host=host, port=port))
+    return {name: pid for name, pid in found.items() if pid is not None}
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -507,7 +563,15 @@ def run(config: LoadConfig, folder: Path | None = None, postgres: str | None = N
         base = folder or Path(tmp)
         store = database or f"sqlite:///{base}/data"
         if database is not None:
-            result.machine += ", PostgreSQL"
+            import psycopg
+
+            with psycopg.connect(database, autocommit=True) as conn:
+                nodes_ = _citus_nodes(conn)
+            result.machine += (
+                ", PostgreSQL"
+                if nodes_ is None
+                else f", Citus (a coordinator and {len(nodes_[1])} workers)"
+            )
         tokens_file = base / "tokens.json"
         names = [f"t{i:03d}" for i in range(config.tenants)] + ["hot"]
         tokens = {t: add_token(tokens_file, t) for t in names}
@@ -524,11 +588,16 @@ def run(config: LoadConfig, folder: Path | None = None, postgres: str | None = N
         run_ = _Run(port, tokens, config, result)
         try:
             _wait_ready(url, config.workers, server.pid)
+            nodes = database_nodes(database) if database is not None else {}
             client_before = resource.getrusage(resource.RUSAGE_SELF)
             server_before = _cpu_of_tree(server.pid)
+            nodes_before = {name: _postmaster_cpu(pid) for name, pid in nodes.items()}
             asyncio.run(_drive(run_, server.pid))
             client_after = resource.getrusage(resource.RUSAGE_SELF)
             result.server_cpu = _cpu_of_tree(server.pid) - server_before
+            result.database_cpu = {
+                name: _postmaster_cpu(pid) - nodes_before[name] for name, pid in nodes.items()
+            }
             result.client_cpu = (client_after.ru_utime + client_after.ru_stime) - (
                 client_before.ru_utime + client_before.ru_stime
             )
