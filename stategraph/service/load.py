@@ -76,6 +76,12 @@ class LoadConfig:
     kill_after: float | None = 0.4
     """When to kill -9 a worker, as a share of ``seconds``; None: no kill."""
     seed: int = 16
+    kill_node: str | None = None
+    """A shell command that kills a database node (a Citus worker: ``bash .ci/citus kill DIR
+    worker1``), run at ``kill_after``; None: no node is killed."""
+    restart_node: str | None = None
+    """The shell command that starts it again, run ``node_down`` seconds later."""
+    node_down: float = 5.0
 
 
 @dataclass
@@ -111,6 +117,10 @@ class LoadResult:
     resent: int = 0
     """In doubt, found not committed, and sent again."""
     busy_retries: int = 0
+    unavailable: int = 0
+    """Answers 503 ``StoreUnavailableError``: the tenant's database node was down."""
+    node_events: list[str] = field(default_factory=list)
+    """When the database node was killed and restarted (seconds into the timed run)."""
     errors: list[str] = field(default_factory=list)
     latencies_ms: list[float] = field(default_factory=list, repr=False)
     hot_latencies_ms: list[float] = field(default_factory=list, repr=False)
@@ -171,6 +181,8 @@ class LoadResult:
             "acknowledged_late": self.acknowledged_late,
             "resent": self.resent,
             "busy_retries": self.busy_retries,
+            "node_unavailable_answers": self.unavailable,
+            "node_events": self.node_events,
             "killed_workers": self.killed,
             "killed_worker_connections": self.killed_connections,
             "worker_restarted": self.restarted,
@@ -197,6 +209,10 @@ class _Run:
         self.result = result
         self.acked: list[Op] = []
         self.deadline = 0.0
+        self.nodes: dict[str, int] = {}
+        """The database nodes' postmasters (:func:`database_nodes`)."""
+        self.nodes_at_kill: dict[str, float] = {}
+        """Their CPU seconds just before a node was killed."""
 
     def headers(self, tenant: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.tokens[tenant]}"}
@@ -222,6 +238,16 @@ class _Run:
             try:
                 r = await conn.request("POST", path, self.headers(op.tenant), body)
             except ConnectionLost:
+                if await self.exists(conn, op):
+                    self.result.acknowledged_late += 1
+                    break
+                self.result.resent += 1
+                continue
+            if r.status == 503 and b"StoreUnavailableError" in r.body:
+                # The tenant's node went away: the revision is in doubt (its commit may have
+                # been under way); wait, then ask, as after a lost connection.
+                self.result.unavailable += 1
+                await asyncio.sleep(float(r.headers.get("retry-after", "1")))
                 if await self.exists(conn, op):
                     self.result.acknowledged_late += 1
                     break
@@ -335,6 +361,31 @@ async def _killer(run: _Run, server: int, at: float) -> None:
             return
 
 
+async def _shell(command: str) -> int:
+    process = await asyncio.create_subprocess_shell(command)
+    return await process.wait()
+
+
+async def _node_killer(run: _Run, at: float, started: float) -> None:
+    """Kill a database node (``kill_node``), and after ``node_down`` seconds start it again
+    (``restart_node``): the writers of its tenants get 503s meanwhile, the others none."""
+    c = run.config
+    await asyncio.sleep(at)
+    assert c.kill_node is not None
+    run.nodes_at_kill = {name: _postmaster_cpu(pid) for name, pid in run.nodes.items()}
+    if await _shell(c.kill_node) != 0:
+        run.result.errors.append(f"the command that kills a node failed: {c.kill_node}")
+        return
+    run.result.node_events.append(f"killed at {time.perf_counter() - started:.1f} s")
+    if c.restart_node is None:
+        return
+    await asyncio.sleep(c.node_down)
+    if await _shell(c.restart_node) != 0:
+        run.result.errors.append(f"the command that restarts the node failed: {c.restart_node}")
+        return
+    run.result.node_events.append(f"restarted at {time.perf_counter() - started:.1f} s")
+
+
 async def _drive(run: _Run, server: int) -> None:
     c = run.config
     tenants = [f"t{i:03d}" for i in range(c.tenants)]
@@ -357,6 +408,8 @@ async def _drive(run: _Run, server: int) -> None:
     tasks += [run.writer(f"h{i}", ["hot"]) for i in range(c.hot_writers)]
     if c.kill_after is not None:
         tasks.append(_killer(run, server, c.seconds * c.kill_after))
+    if c.kill_node is not None:
+        tasks.append(_node_killer(run, c.seconds * (c.kill_after or 0.4), started))
     await asyncio.gather(*tasks)
     run.result.duration = time.perf_counter() - started
 
@@ -457,8 +510,11 @@ def database_nodes(url: str) -> dict[str, int]:
     from psycopg.conninfo import make_conninfo
 
     def postmaster(conninfo: str) -> int | None:
-        with psycopg.connect(conninfo, autocommit=True) as conn:
-            row = conn.execute("SELECT pg_backend_pid()").fetchone()
+        try:
+            with psycopg.connect(conninfo, autocommit=True) as conn:
+                row = conn.execute("SELECT pg_backend_pid()").fetchone()
+        except psycopg.OperationalError:
+            return None  # a node down
         try:
             status = Path(f"/proc/{row[0] if row else 0}/status").read_text()
         except OSError:
@@ -589,15 +645,21 @@ def run(config: LoadConfig, folder: Path | None = None, postgres: str | None = N
         try:
             _wait_ready(url, config.workers, server.pid)
             nodes = database_nodes(database) if database is not None else {}
+            run_.nodes = nodes
             client_before = resource.getrusage(resource.RUSAGE_SELF)
             server_before = _cpu_of_tree(server.pid)
             nodes_before = {name: _postmaster_cpu(pid) for name, pid in nodes.items()}
             asyncio.run(_drive(run_, server.pid))
             client_after = resource.getrusage(resource.RUSAGE_SELF)
             result.server_cpu = _cpu_of_tree(server.pid) - server_before
-            result.database_cpu = {
-                name: _postmaster_cpu(pid) - nodes_before[name] for name, pid in nodes.items()
-            }
+            now = database_nodes(database) if database is not None else {}
+            for name, pid in nodes.items():
+                if now.get(name) == pid:
+                    used = _postmaster_cpu(pid) - nodes_before[name]
+                else:  # killed (and started again): its use up to the kill, and since
+                    used = run_.nodes_at_kill.get(name, 0.0) - nodes_before[name]
+                    used += _postmaster_cpu(now[name]) if name in now else 0.0
+                result.database_cpu[name] = used
             result.client_cpu = (client_after.ru_utime + client_after.ru_stime) - (
                 client_before.ru_utime + client_before.ru_stime
             )
@@ -646,6 +708,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seconds", type=float, default=d.seconds, help="how long to write")
     p.add_argument("--no-kill", action="store_true", help="kill no worker")
     p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument(
+        "--kill-node",
+        metavar="COMMAND",
+        help="a shell command that kills a database node mid-run (a Citus worker: "
+        "'bash .ci/citus kill DIR worker1')",
+    )
+    p.add_argument(
+        "--restart-node",
+        metavar="COMMAND",
+        help="the shell command that starts it again, --node-down seconds later",
+    )
+    p.add_argument("--node-down", type=float, default=d.node_down, help="seconds the node is down")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument(
         "--postgres",
@@ -662,6 +736,9 @@ def main(argv: list[str] | None = None) -> int:
         seconds=args.seconds,
         kill_after=None if args.no_kill else d.kill_after,
         seed=args.seed,
+        kill_node=args.kill_node,
+        restart_node=args.restart_node,
+        node_down=args.node_down,
     )
     summary = run(config, postgres=args.postgres).summary()
     if args.json:
@@ -677,7 +754,8 @@ def main(argv: list[str] | None = None) -> int:
             f"revisions/s: {summary['revisions_per_second']}  p50: {summary['p50_ms']} ms  "
             f"p99: {summary['p99_ms']} ms  (acknowledged {summary['acknowledged']}, "
             f"late {summary['acknowledged_late']}, resent {summary['resent']}, "
-            f"busy retries {summary['busy_retries']})"
+            f"busy retries {summary['busy_retries']}, node unavailable "
+            f"{summary['node_unavailable_answers']})"
         )
         print(
             f"hot tenant: p50 {summary['hot_tenant_p50_ms']} ms, p99 "
@@ -688,6 +766,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{summary['killed_worker_connections']} connections (restarted: "
             f"{summary['worker_restarted']}); log entries checked: {summary['log_entries']}"
         )
+        if summary["node_events"]:
+            print("database node: " + ", ".join(summary["node_events"]))
         print("anomalies: " + ", ".join(f"{k} {v}" for k, v in a.items()))
         for line in summary["first_errors"]:
             print(f"  {line}")
