@@ -22,6 +22,14 @@ only. What it does:
    report again, byte for byte, so no revision was computed from a view another writer had
    already changed (none interleaved).
 
+On PostgreSQL (``--postgres URL``) the run makes a database of its own; on the coordinator of
+a Citus cluster, a Citus database across the same nodes. ``--kill-node`` and
+``--restart-node`` (shell commands: ``bash .ci/citus kill DIR worker1``, ``... restart ...``)
+also kill a database node part-way and start it again ``--node-down`` seconds later: the
+tenants it holds answer 503 meanwhile, and a revision refused so is in doubt like one whose
+connection was lost. The CPU each database node used is read from ``/proc`` (servers on this
+machine only).
+
 Figures: acknowledged revisions per second, p50/p99 latency as the client saw it (retries
 included), and the anomaly counts, which must all be 0.
 """
