@@ -61,6 +61,10 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@pytest.mark.citus(
+    skip="the command's start-up on a database URL whose schema is made already: serving from "
+    "Citus is the concurrent writers' test (and scripts/load_test.py's); 15 s more in CI"
+)
 def test_stategraph_serve_with_workers(tmp_path: Path, setup: Setup) -> None:
     """On each backend: SQLite files in a folder, or the PostgreSQL database."""
     store = f"sqlite:///{tmp_path}/data" if setup.backend == "sqlite" else setup.database
