@@ -15,8 +15,8 @@ through while other connections wait). Waiting past the busy timeout is
 Citus the worker holding the tenant's shards, that cannot be reached is
 :class:`~stategraph.errors.StoreUnavailableError` (HTTP 503 too): the request wrote nothing, or
 all of it if the node went away during its commit, and tenants on other workers are served
-meanwhile. The lock belongs to
-the connection: a worker killed mid-request drops its connection, and PostgreSQL lets go.
+meanwhile. The lock belongs to the connection: a worker killed mid-request drops its
+connection, and PostgreSQL lets go.
 """
 
 from __future__ import annotations
