@@ -5,6 +5,7 @@ verified, its states compared with what was acknowledged, and its log replayed.
 
     python scripts/load_test.py [--workers 4] [--tenants 100] [--writers 24] [--hot-writers 8]
                                 [--seconds 20] [--no-kill] [--json] [--postgres URL]
+                                [--kill-node CMD --restart-node CMD [--node-down 5]]
 
 Exits 1 if any revision was lost, duplicated or interleaved. See stategraph/service/load.py.
 """

@@ -38,6 +38,7 @@ __all__ = [
     "StoreBusyError",
     "StoreError",
     "StoreNotFoundError",
+    "StoreUnavailableError",
     "TamperedStoreError",
     "ToolNotFoundError",
     "UnknownStateError",
@@ -208,6 +209,31 @@ class StoreBusyError(StoreError):
             f"timeout ({timeout:g} s) and nothing was written; retry the operation later, or "
             "open the store with a longer busy_timeout",
             timeout=timeout,
+        )
+
+
+class StoreUnavailableError(StoreError):
+    """The database server, or the node of a distributed database that holds the store's
+    rows, could not be reached (down, restarting, or cut off).
+
+    Raised instead of a driver's connection error, which names hosts and ports. The store is
+    not damaged: a write runs in one transaction on the node that holds its tenant, so an
+    operation that raised this either wrote nothing or, if the node went away during its very
+    commit, wrote all of it; retry later, and after a failure mid-write look (read the state
+    back) before sending the same revision again. On a distributed database the other
+    tenants, on other nodes, are served meanwhile.
+
+    Attributes:
+        driver_message: what the database driver said (it names hosts and ports, so it is
+            kept out of the service's answers; its log has it).
+    """
+
+    def __init__(self, path: str, driver_message: str) -> None:
+        self.driver_message = driver_message
+        super().__init__(
+            path,
+            "the database node that holds this store cannot be reached (down or restarting); "
+            "the operation did not complete: retry it later",
         )
 
 

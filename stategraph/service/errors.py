@@ -118,6 +118,7 @@ HTTP_STATUS: dict[str, int] = {
     "InconsistentStoreError": 409,
     "LogIntegrityError": 423,
     "StoreBusyError": 503,
+    "StoreUnavailableError": 503,
     "StoreError": 500,
     "LogicError": 500,
     "ResourceNotFoundError": 500,
@@ -133,10 +134,10 @@ the memory as it is (a duplicate id, ``why`` of a state that does not hold, a re
 nobody flagged, a revision that kept losing the race, a head given to ``/v1/verify`` that the log
 does not reach, a state whose stored value contradicts its justifications), 413 a body too
 large, 423 a store whose log or tables do not verify (it refuses writes until someone looks),
-503 a busy store (retry), 500 the server's own fault (a store it cannot use, a logic
-failure)."""
+503 a busy store or one whose database node cannot be reached (retry), 500 the server's own
+fault (a store it cannot use, a logic failure)."""
 
-_RETRY_AFTER = {"StoreBusyError": 1, "ConcurrentChangeError": 1}
+_RETRY_AFTER = {"StoreBusyError": 1, "ConcurrentChangeError": 1, "StoreUnavailableError": 5}
 """Seconds after which a request refused for contention may be sent again."""
 
 _DETAILS = (

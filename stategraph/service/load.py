@@ -22,6 +22,14 @@ only. What it does:
    report again, byte for byte, so no revision was computed from a view another writer had
    already changed (none interleaved).
 
+On PostgreSQL (``--postgres URL``) the run makes a database of its own; on the coordinator of
+a Citus cluster, a Citus database across the same nodes. ``--kill-node`` and
+``--restart-node`` (shell commands: ``bash .ci/citus kill DIR worker1``, ``... restart ...``)
+also kill a database node part-way and start it again ``--node-down`` seconds later: the
+tenants it holds answer 503 meanwhile, and a revision refused so is in doubt like one whose
+connection was lost. The CPU each database node used is read from ``/proc`` (servers on this
+machine only).
+
 Figures: acknowledged revisions per second, p50/p99 latency as the client saw it (retries
 included), and the anomaly counts, which must all be 0.
 """
@@ -76,6 +84,12 @@ class LoadConfig:
     kill_after: float | None = 0.4
     """When to kill -9 a worker, as a share of ``seconds``; None: no kill."""
     seed: int = 16
+    kill_node: str | None = None
+    """A shell command that kills a database node (a Citus worker: ``bash .ci/citus kill DIR
+    worker1``), run at ``kill_after``; None: no node is killed."""
+    restart_node: str | None = None
+    """The shell command that starts it again, run ``node_down`` seconds later."""
+    node_down: float = 5.0
 
 
 @dataclass
@@ -111,6 +125,10 @@ class LoadResult:
     resent: int = 0
     """In doubt, found not committed, and sent again."""
     busy_retries: int = 0
+    unavailable: int = 0
+    """Answers 503 ``StoreUnavailableError``: the tenant's database node was down."""
+    node_events: list[str] = field(default_factory=list)
+    """When the database node was killed and restarted (seconds into the timed run)."""
     errors: list[str] = field(default_factory=list)
     latencies_ms: list[float] = field(default_factory=list, repr=False)
     hot_latencies_ms: list[float] = field(default_factory=list, repr=False)
@@ -119,6 +137,9 @@ class LoadResult:
     warm_up: int = 0
     """Operations sent before the timed run (one fact per tenant, creating its store)."""
     server_cpu: float = 0.0
+    database_cpu: dict[str, float] = field(default_factory=dict)
+    """CPU seconds each database node's processes used during the timed run (PostgreSQL: one
+    node; Citus: the coordinator and each worker), read from ``/proc``."""
     killed: list[int] = field(default_factory=list)
     killed_connections: int = 0
     """Client connections the killed worker held when it was killed."""
@@ -162,11 +183,14 @@ class LoadResult:
             "cpu_seconds": {
                 "client": round(self.client_cpu, 1),
                 "server": round(self.server_cpu, 1),
+                **{f"database {k}": round(v, 1) for k, v in self.database_cpu.items()},
             },
             "acknowledged": self.acknowledged,
             "acknowledged_late": self.acknowledged_late,
             "resent": self.resent,
             "busy_retries": self.busy_retries,
+            "node_unavailable_answers": self.unavailable,
+            "node_events": self.node_events,
             "killed_workers": self.killed,
             "killed_worker_connections": self.killed_connections,
             "worker_restarted": self.restarted,
@@ -193,6 +217,10 @@ class _Run:
         self.result = result
         self.acked: list[Op] = []
         self.deadline = 0.0
+        self.nodes: dict[str, int] = {}
+        """The database nodes' postmasters (:func:`database_nodes`)."""
+        self.nodes_at_kill: dict[str, float] = {}
+        """Their CPU seconds just before a node was killed."""
 
     def headers(self, tenant: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.tokens[tenant]}"}
@@ -218,6 +246,16 @@ class _Run:
             try:
                 r = await conn.request("POST", path, self.headers(op.tenant), body)
             except ConnectionLost:
+                if await self.exists(conn, op):
+                    self.result.acknowledged_late += 1
+                    break
+                self.result.resent += 1
+                continue
+            if r.status == 503 and b"StoreUnavailableError" in r.body:
+                # The tenant's node went away: the revision is in doubt (its commit may have
+                # been under way); wait, then ask, as after a lost connection.
+                self.result.unavailable += 1
+                await asyncio.sleep(float(r.headers.get("retry-after", "1")))
                 if await self.exists(conn, op):
                     self.result.acknowledged_late += 1
                     break
@@ -331,6 +369,31 @@ async def _killer(run: _Run, server: int, at: float) -> None:
             return
 
 
+async def _shell(command: str) -> int:
+    process = await asyncio.create_subprocess_shell(command)
+    return await process.wait()
+
+
+async def _node_killer(run: _Run, at: float, started: float) -> None:
+    """Kill a database node (``kill_node``), and after ``node_down`` seconds start it again
+    (``restart_node``): the writers of its tenants get 503s meanwhile, the others none."""
+    c = run.config
+    await asyncio.sleep(at)
+    assert c.kill_node is not None
+    run.nodes_at_kill = {name: _postmaster_cpu(pid) for name, pid in run.nodes.items()}
+    if await _shell(c.kill_node) != 0:
+        run.result.errors.append(f"the command that kills a node failed: {c.kill_node}")
+        return
+    run.result.node_events.append(f"killed at {time.perf_counter() - started:.1f} s")
+    if c.restart_node is None:
+        return
+    await asyncio.sleep(c.node_down)
+    if await _shell(c.restart_node) != 0:
+        run.result.errors.append(f"the command that restarts the node failed: {c.restart_node}")
+        return
+    run.result.node_events.append(f"restarted at {time.perf_counter() - started:.1f} s")
+
+
 async def _drive(run: _Run, server: int) -> None:
     c = run.config
     tenants = [f"t{i:03d}" for i in range(c.tenants)]
@@ -353,6 +416,8 @@ async def _drive(run: _Run, server: int) -> None:
     tasks += [run.writer(f"h{i}", ["hot"]) for i in range(c.hot_writers)]
     if c.kill_after is not None:
         tasks.append(_killer(run, server, c.seconds * c.kill_after))
+    if c.kill_node is not None:
+        tasks.append(_node_killer(run, c.seconds * (c.kill_after or 0.4), started))
     await asyncio.gather(*tasks)
     run.result.duration = time.perf_counter() - started
 
@@ -422,6 +487,61 @@ def _cpu_of_tree(server: int) -> float:
     return total
 
 
+def _process_cpu(pid: int, waited: bool = False) -> float:
+    """CPU seconds of one process (with ``waited``, also those of its children that have
+    exited and been waited for); 0 for one that is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    ticks = int(fields[11]) + int(fields[12])  # utime, stime
+    if waited:
+        ticks += int(fields[13]) + int(fields[14])  # cutime, cstime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _postmaster_cpu(postmaster: int) -> float:
+    """CPU seconds used so far by a PostgreSQL server: the postmaster, the backends it has
+    reaped (each connection is a process that ends with it), and those still running."""
+    try:
+        children = Path(f"/proc/{postmaster}/task/{postmaster}/children").read_text().split()
+    except OSError:
+        return 0.0
+    return _process_cpu(postmaster, waited=True) + sum(_process_cpu(int(c)) for c in children)
+
+
+def database_nodes(url: str) -> dict[str, int]:
+    """The postmaster process of each node of the database at ``url``, by name (``postgres``
+    for one server; ``coordinator`` and ``worker host:port`` for Citus), found from a backend's
+    parent: only for servers on this machine (empty where ``/proc`` does not show them)."""
+    import psycopg
+    from psycopg.conninfo import make_conninfo
+
+    def postmaster(conninfo: str) -> int | None:
+        try:
+            with psycopg.connect(conninfo, autocommit=True) as conn:
+                row = conn.execute("SELECT pg_backend_pid()").fetchone()
+        except psycopg.OperationalError:
+            return None  # a node down
+        try:
+            status = Path(f"/proc/{row[0] if row else 0}/status").read_text()
+        except OSError:
+            return None
+        ppid = [line.split()[1] for line in status.splitlines() if line.startswith("PPid:")]
+        return int(ppid[0]) if ppid else None
+
+    found: dict[str, int | None] = {}
+    with psycopg.connect(url, autocommit=True) as conn:
+        nodes = _citus_nodes(conn)
+    if nodes is None:
+        found["postgres"] = postmaster(url)
+    else:
+        found["coordinator"] = postmaster(url)
+        for host, port in nodes[1]:
+            found[f"worker {host}:{port}"] = postmaster(make_conninfo(url, host=host, port=port))
+    return {name: pid for name, pid in found.items() if pid is not None}
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -431,17 +551,65 @@ def _free_port() -> int:
 @contextmanager
 def scratch_database(server: str, prefix: str = "stategraph_load") -> Iterator[str]:
     """A new PostgreSQL database on ``server`` (a ``postgresql://`` URL of a server one may
-    create databases on), as a URL, dropped when the block ends."""
+    create databases on), as a URL, dropped when the block ends.
+
+    On the coordinator of a Citus cluster the new database is a Citus database across the
+    same nodes (Citus keeps its cluster's metadata per database): it is created on every node,
+    gets the extension on each, and the coordinator adds the workers, so that the store
+    distributes its tables there as it would on the cluster's own database.
+    """
     import psycopg
 
     name = f"{prefix}_{uuid.uuid4().hex[:12]}"  # a generated name, safe to interpolate
     with psycopg.connect(server, autocommit=True) as conn:
+        nodes = _citus_nodes(conn)
+        if nodes is not None:
+            conn.execute("SET citus.enable_create_database_propagation TO on")
         conn.execute(f"CREATE DATABASE {name}")
+    url = server.rsplit("/", 1)[0] + f"/{name}"
     try:
-        yield server.rsplit("/", 1)[0] + f"/{name}"
+        if nodes is not None:
+            _join_citus(url, nodes)
+        yield url
     finally:
         with psycopg.connect(server, autocommit=True) as conn:
+            if nodes is not None:
+                conn.execute("SET citus.enable_create_database_propagation TO on")
             conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+def _citus_nodes(conn: Any) -> tuple[tuple[str, int], list[tuple[str, int]]] | None:
+    """The coordinator's and the workers' (host, port) of a Citus database; None without
+    Citus."""
+    from stategraph.store.pgschema import is_citus
+
+    if not is_citus(conn):
+        return None
+    rows = conn.execute(
+        "SELECT nodename, nodeport, groupid FROM pg_dist_node WHERE noderole = 'primary' "
+        "ORDER BY groupid, nodeport"
+    ).fetchall()
+    coordinator = next(
+        ((h, int(p)) for h, p, g in rows if g == 0), (conn.info.host, int(conn.info.port))
+    )
+    return coordinator, [(h, int(p)) for h, p, g in rows if g != 0]
+
+
+def _join_citus(url: str, nodes: tuple[tuple[str, int], list[tuple[str, int]]]) -> None:
+    """Make the new database ``url`` a Citus database over the nodes of the one it was
+    created from: the extension on each worker, then on the coordinator, which adds them."""
+    import psycopg
+    from psycopg.conninfo import make_conninfo
+
+    coordinator, workers = nodes
+    for host, port in workers:
+        with psycopg.connect(make_conninfo(url, host=host, port=port), autocommit=True) as w:
+            w.execute("CREATE EXTENSION IF NOT EXISTS citus")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS citus")
+        conn.execute("SELECT citus_set_coordinator_host(%s, %s)", coordinator)
+        for host, port in workers:
+            conn.execute("SELECT citus_add_node(%s, %s)", (host, port))
 
 
 def run(config: LoadConfig, folder: Path | None = None, postgres: str | None = None) -> LoadResult:
@@ -459,7 +627,15 @@ def run(config: LoadConfig, folder: Path | None = None, postgres: str | None = N
         base = folder or Path(tmp)
         store = database or f"sqlite:///{base}/data"
         if database is not None:
-            result.machine += ", PostgreSQL"
+            import psycopg
+
+            with psycopg.connect(database, autocommit=True) as conn:
+                nodes_ = _citus_nodes(conn)
+            result.machine += (
+                ", PostgreSQL"
+                if nodes_ is None
+                else f", Citus (a coordinator and {len(nodes_[1])} workers)"
+            )
         tokens_file = base / "tokens.json"
         names = [f"t{i:03d}" for i in range(config.tenants)] + ["hot"]
         tokens = {t: add_token(tokens_file, t) for t in names}
@@ -476,11 +652,22 @@ def run(config: LoadConfig, folder: Path | None = None, postgres: str | None = N
         run_ = _Run(port, tokens, config, result)
         try:
             _wait_ready(url, config.workers, server.pid)
+            nodes = database_nodes(database) if database is not None else {}
+            run_.nodes = nodes
             client_before = resource.getrusage(resource.RUSAGE_SELF)
             server_before = _cpu_of_tree(server.pid)
+            nodes_before = {name: _postmaster_cpu(pid) for name, pid in nodes.items()}
             asyncio.run(_drive(run_, server.pid))
             client_after = resource.getrusage(resource.RUSAGE_SELF)
             result.server_cpu = _cpu_of_tree(server.pid) - server_before
+            now = database_nodes(database) if database is not None else {}
+            for name, pid in nodes.items():
+                if now.get(name) == pid:
+                    used = _postmaster_cpu(pid) - nodes_before[name]
+                else:  # killed (and started again): its use up to the kill, and since
+                    used = run_.nodes_at_kill.get(name, 0.0) - nodes_before[name]
+                    used += _postmaster_cpu(now[name]) if name in now else 0.0
+                result.database_cpu[name] = used
             result.client_cpu = (client_after.ru_utime + client_after.ru_stime) - (
                 client_before.ru_utime + client_before.ru_stime
             )
@@ -529,6 +716,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seconds", type=float, default=d.seconds, help="how long to write")
     p.add_argument("--no-kill", action="store_true", help="kill no worker")
     p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument(
+        "--kill-node",
+        metavar="COMMAND",
+        help="a shell command that kills a database node mid-run (a Citus worker: "
+        "'bash .ci/citus kill DIR worker1')",
+    )
+    p.add_argument(
+        "--restart-node",
+        metavar="COMMAND",
+        help="the shell command that starts it again, --node-down seconds later",
+    )
+    p.add_argument("--node-down", type=float, default=d.node_down, help="seconds the node is down")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument(
         "--postgres",
@@ -545,6 +744,9 @@ def main(argv: list[str] | None = None) -> int:
         seconds=args.seconds,
         kill_after=None if args.no_kill else d.kill_after,
         seed=args.seed,
+        kill_node=args.kill_node,
+        restart_node=args.restart_node,
+        node_down=args.node_down,
     )
     summary = run(config, postgres=args.postgres).summary()
     if args.json:
@@ -560,7 +762,8 @@ def main(argv: list[str] | None = None) -> int:
             f"revisions/s: {summary['revisions_per_second']}  p50: {summary['p50_ms']} ms  "
             f"p99: {summary['p99_ms']} ms  (acknowledged {summary['acknowledged']}, "
             f"late {summary['acknowledged_late']}, resent {summary['resent']}, "
-            f"busy retries {summary['busy_retries']})"
+            f"busy retries {summary['busy_retries']}, node unavailable "
+            f"{summary['node_unavailable_answers']})"
         )
         print(
             f"hot tenant: p50 {summary['hot_tenant_p50_ms']} ms, p99 "
@@ -571,6 +774,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{summary['killed_worker_connections']} connections (restarted: "
             f"{summary['worker_restarted']}); log entries checked: {summary['log_entries']}"
         )
+        if summary["node_events"]:
+            print("database node: " + ", ".join(summary["node_events"]))
         print("anomalies: " + ", ".join(f"{k} {v}" for k, v in a.items()))
         for line in summary["first_errors"]:
             print(f"  {line}")

@@ -11,8 +11,12 @@ A writer takes the tenant's turn for the whole request, as the SQLite backend's 
 does: a session advisory lock on the tenant, the same key a store's write transaction locks
 (advisory locks are re-entrant within a session, so the request's own commits go straight
 through while other connections wait). Waiting past the busy timeout is
-:class:`~stategraph.errors.StoreBusyError` (HTTP 503 with ``Retry-After``). The lock belongs to
-the connection: a worker killed mid-request drops its connection, and PostgreSQL lets go.
+:class:`~stategraph.errors.StoreBusyError` (HTTP 503 with ``Retry-After``). A server, or on
+Citus the worker holding the tenant's shards, that cannot be reached is
+:class:`~stategraph.errors.StoreUnavailableError` (HTTP 503 too): the request wrote nothing, or
+all of it if the node went away during its commit, and tenants on other workers are served
+meanwhile. The lock belongs to the connection: a worker killed mid-request drops its
+connection, and PostgreSQL lets go.
 """
 
 from __future__ import annotations
@@ -24,11 +28,12 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from stategraph.errors import StoreBusyError, StoreError
+from stategraph.errors import StoreBusyError, StoreError, StoreUnavailableError
 from stategraph.memory import Memory
 from stategraph.service.errors import ServiceConfigError
 from stategraph.service.tenant_names import check_tenant
 from stategraph.store.open import split_tenant
+from stategraph.store.pgdialect import is_unreachable
 from stategraph.store.pgschema import ensure_schema
 from stategraph.store.postgres import LOCK_SQL, PostgresStore, configure, lock_key
 from stategraph.store.sqlite import SQLiteStore
@@ -88,11 +93,18 @@ class PostgresTenants:
 
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection for the block; the server or the node of a tenant that cannot
+        be reached is :class:`StoreUnavailableError` (HTTP 503), not a driver's error."""
         try:
             with self.pool.connection(timeout=max(self.busy_timeout, 1.0)) as conn:
                 yield conn
         except PoolTimeout as exc:
             raise StoreBusyError(self.where, self.busy_timeout) from exc
+        except psycopg.Error as exc:
+            if not is_unreachable(exc):
+                raise
+            message = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise StoreUnavailableError(self.where, redact(message, self._url)) from exc
 
     @contextmanager
     def _turn(self, conn: psycopg.Connection[Any], tenant: str) -> Iterator[None]:

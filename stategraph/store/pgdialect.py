@@ -35,10 +35,17 @@ from typing import Any
 import psycopg
 from psycopg import errors as pg_errors
 
-from stategraph.errors import StoreBusyError, StoreError
+from stategraph.errors import StoreBusyError, StoreError, StoreUnavailableError
 from stategraph.store.revlog import ZLIB
 
-__all__ = ["STATEMENTS", "Statement", "TenantConnection", "from_bytea", "to_bytea"]
+__all__ = [
+    "STATEMENTS",
+    "Statement",
+    "TenantConnection",
+    "from_bytea",
+    "is_unreachable",
+    "to_bytea",
+]
 
 
 def to_bytea(value: object) -> object:
@@ -474,9 +481,25 @@ class TenantConnection:
         self.pg.close()
 
 
+_UNREACHABLE = frozenset({"57P01", "57P02", "57P03"})
+"""Server shutting down, crashed, or not yet accepting connections (beside class 08)."""
+
+
+def is_unreachable(exc: BaseException) -> bool:
+    """Whether a psycopg error says the server, or a node of a distributed database behind it,
+    cannot be reached: a connection exception (SQLSTATE class 08, which is also what the Citus
+    coordinator reports for a worker it cannot reach), a server going down, or a connection
+    the client lost (no SQLSTATE at all)."""
+    if not isinstance(exc, psycopg.OperationalError):
+        return False
+    state = exc.sqlstate
+    return state is None or state.startswith("08") or state in _UNREACHABLE
+
+
 class _Translated:
     """Turns psycopg errors into :class:`StoreBusyError` (a lock not had within the busy
-    timeout) or :class:`StoreError` (anything else: the server went away, a constraint)."""
+    timeout), :class:`StoreUnavailableError` (the server or the tenant's node cannot be
+    reached) or :class:`StoreError` (anything else: a constraint, a refused statement)."""
 
     def __init__(self, path: str, busy_timeout: float) -> None:
         self.path = path
@@ -490,6 +513,8 @@ class _Translated:
     ) -> None:
         if isinstance(exc, pg_errors.LockNotAvailable | pg_errors.QueryCanceled):
             raise StoreBusyError(self.path, self.busy_timeout) from exc
+        if exc is not None and is_unreachable(exc):
+            raise StoreUnavailableError(self.path, _first_line(exc)) from exc
         if isinstance(exc, psycopg.Error):
             raise StoreError(self.path, f"PostgreSQL: {_first_line(exc)}") from exc
 

@@ -20,7 +20,7 @@ import httpx
 import psycopg
 import pytest
 import uvicorn
-from backends import postgres_url
+from backends import citus_url, postgres_url
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
@@ -104,23 +104,49 @@ def service_database() -> Iterator[str]:
         yield database
 
 
+@pytest.fixture(scope="session")
+def citus_service_database() -> Iterator[str]:
+    """A Citus database for the service tests of the modules marked ``citus``: made on the
+    coordinator across its workers (emptied before each test)."""
+    with scratch_database(citus_url(), prefix="sg_service") as database:
+        yield database
+
+
 def _empty(database: str) -> None:
-    from stategraph.store.pgschema import TENANT_TABLES
+    """Delete every tenant's rows: a ``TRUNCATE`` on PostgreSQL; on Citus, each tenant's rows
+    by name (router statements, where a ``TRUNCATE`` locks every shard of every table and
+    takes seconds)."""
+    from stategraph.store.pgschema import TENANT_TABLES, is_citus
 
     with psycopg.connect(database, autocommit=True) as conn:
-        if conn.execute("SELECT to_regclass('stategraph.tenants')").fetchone() != (None,):
+        if conn.execute("SELECT to_regclass('stategraph.tenants')").fetchone() == (None,):
+            return
+        if not is_citus(conn):
             conn.execute(f"TRUNCATE {', '.join('stategraph.' + t for t in TENANT_TABLES)}")
+            return
+        found = conn.execute(
+            "SELECT tenant FROM stategraph.tenants UNION SELECT tenant FROM stategraph.meta"
+        ).fetchall()
+        for (tenant,) in found:
+            with conn.transaction():
+                for table in TENANT_TABLES:
+                    conn.execute(f"DELETE FROM stategraph.{table} WHERE tenant = %s", (tenant,))
 
 
 @pytest.fixture
 def setup(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Setup]:
-    """The tenants' stores on each backend in turn."""
+    """The tenants' stores on each backend in turn (on Citus too, in a module marked
+    ``citus``)."""
     tokens_file = tmp_path / "tokens.json"
     token = {t: add_token(tokens_file, t) for t in ("alice", "bob")}
     database = ""
     tenants: TenantStores
     if backend == "postgres":
-        database = request.getfixturevalue("service_database")
+        callspec = getattr(request.node, "callspec", None)
+        on_citus = callspec is not None and callspec.params.get("backend") == "citus"
+        database = request.getfixturevalue(
+            "citus_service_database" if on_citus else "service_database"
+        )
         _empty(database)
         from stategraph.service.pg_tenants import PostgresTenants
 

@@ -12,8 +12,11 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+import pytest
 
 from .conftest import LiveServer, Setup
+
+pytestmark = pytest.mark.citus  # the service tests also run on a Citus coordinator
 
 BOB_ONLY = "bob-secret"
 NOBODY = "nobody-at-all"

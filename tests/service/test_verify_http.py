@@ -10,10 +10,13 @@ from typing import Any
 
 import httpx
 import psycopg
+import pytest
 
 from stategraph.service.tenants import SQLiteTenants
 
 from .conftest import LiveServer, Setup
+
+pytestmark = pytest.mark.citus  # the service tests also run on a Citus coordinator
 
 SEED = [
     {"id": "m1", "text": "The user plans to move from Shanghai to Shenzhen in December 2026"},

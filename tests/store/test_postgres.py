@@ -25,6 +25,7 @@ from stategraph.errors import (
     StoreBusyError,
     StoreError,
     StoreNotFoundError,
+    StoreUnavailableError,
     TamperedStoreError,
 )
 from stategraph.store.open import open_store
@@ -309,6 +310,23 @@ def test_servers_starting_together_create_the_schema_once(database: str) -> None
             mem.fact("a")
 
     assert in_threads(start, 4) == []
+
+
+def test_a_connection_the_server_drops_is_unavailable_not_damage(place: Place) -> None:
+    """A server that goes away (here: it ends the store's session) is StoreUnavailableError,
+    the error to retry after, not a StoreError that reads like a broken store; nothing of the
+    revision is written (before: StoreError "PostgreSQL: terminating connection ...")."""
+    mem = place.memory()
+    mem.fact("m1", "The user likes tea")
+    with _pg() as admin:
+        admin.execute("SELECT pg_terminate_backend(%s::int)", (mem.store.pg.info.backend_pid,))
+    with pytest.raises(StoreUnavailableError, match="cannot be reached") as err:
+        mem.fact("m2", "The user likes coffee")
+    assert "127.0.0.1" not in str(err.value).split(": ", 1)[1]  # no host beyond the store's URL
+    mem.close()
+    with place.memory() as again:
+        assert again.verify_log(deep=True) == 1
+        assert [s.id for s in again.states()] == ["m1"]
 
 
 def test_a_statement_without_a_postgres_form_is_refused(place: Place) -> None:
