@@ -450,13 +450,21 @@ def _cmd_history(args: argparse.Namespace) -> int:
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:
-    from stategraph.pictures import draw  # only this command needs the pictures
+    from stategraph.pictures import picture_of, render  # only this command needs the pictures
 
     options: dict[str, Any] = {"revision": args.revision, "around": args.around, "hops": args.hops}
     if args.limit is not None:
         options["limit"] = args.limit
     with _open(args) as mem:
-        text = draw(mem, "json" if args.json else args.format, **options)
+        picture = picture_of(mem, **options)
+        text = render(mem, picture, "json" if args.json else args.format)
+    if picture.cut:
+        print(
+            f"stategraph: note: the picture stops at {len(picture.states)} states and "
+            f"{len(picture.supports)} justifications: {picture.scope}; draw fewer --hops or "
+            "raise --limit",
+            file=sys.stderr,
+        )
     if not args.output:
         sys.stdout.write(text)
         return 0
@@ -654,7 +662,9 @@ def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
         "--limit",
         type=int,
         metavar="N",
-        help="draw at most N states; a store this small is drawn whole (default 150)",
+        help="draw at most N nodes, states and justifications together (default 150); a "
+        "store this small is drawn whole; a neighbourhood stops at the first state that would "
+        "pass it, and says so on stderr",
     )
     p.set_defaults(func=_cmd_graph)
 
