@@ -109,3 +109,15 @@ def test_the_command_says_when_the_picture_was_cut(
     assert main(["graph", str(stores[600]), "--around", "f0", "--hops", "0", "--json"]) == 0
     _, err = capsys.readouterr()
     assert err == ""
+
+
+def test_on_each_backend_a_hub_is_drawn_within_the_limit(place: Any) -> None:
+    with place.memory() as mem:
+        mem.fact("hub", "The user moves to Shenzhen")
+        for i in range(30):
+            mem.belief(
+                f"b{i:02}", f"belief {i}", because=["hub", [f"b{i - 1:02}", "hub"]][: 1 + (i > 0)]
+            )
+        p = build_picture(mem.store, around="hub", limit=10)
+    assert len(p.states) + len(p.supports) <= 10 and p.cut
+    assert [s.id for s in p.states][:1] == ["b00"] and "hub" in p.ids()
