@@ -101,6 +101,10 @@ def build_picture(
             "raise --limit"
         )
         raise InvalidInputError("picture", [("", msg)])
+    if sel.cut and not sel.ids:
+        first = around if around is not None else _cone(report)[0] if report else ""
+        msg = f"{first} and its justifications alone take more than {limit} nodes: raise --limit"
+        raise InvalidInputError("picture", [("limit", msg)])
     if sel.cut:
         scope += f", cut at the limit of {limit} nodes (states and justifications)"
     graph = store.subgraph(sel.ids, full=True)

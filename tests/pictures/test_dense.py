@@ -121,3 +121,10 @@ def test_on_each_backend_a_hub_is_drawn_within_the_limit(place: Any) -> None:
         p = build_picture(mem.store, around="hub", limit=10)
     assert len(p.states) + len(p.supports) <= 10 and p.cut
     assert [s.id for s in p.states][:1] == ["b00"] and "hub" in p.ids()
+
+
+def test_a_state_too_large_for_the_limit_is_a_clear_error(stores: dict[int, Path]) -> None:
+    from stategraph.errors import InvalidInputError
+
+    with Memory(stores[600]) as mem, pytest.raises(InvalidInputError, match="raise --limit"):
+        build_picture(mem.store, around="b300", limit=3)  # b300 has four justifications
