@@ -41,16 +41,16 @@ async def call(session: ClientSession, tool: str, **arguments: Any) -> Any:
 
 async def agent(session: ClientSession) -> None:
     await call(session, "remember", id="m1", text=T["m1"])
-    await call(session, "remember", id="m2", text=T["m2"], kind="belief", because=[["m1"]])
-    await call(session, "remember", id="m3", text=T["m3"], kind="action", because=[["m1"]])
+    await call(session, "remember", id="m2", text=T["m2"], kind="belief", because=["m1"])
+    await call(session, "remember", id="m3", text=T["m3"], kind="action", because=["m1"])
     await call(session, "remember", id="m4", text=T["m4"])
     for pid, text in PLANS.items():
         await call(session, "remember", id=pid, text=text, kind="plan", context=["m1"])
-    await call(session, "remember", id="a2", text="周一交年费", kind="action", because=[["p2"]])
+    await call(session, "remember", id="a2", text="周一交年费", kind="action", because=["p2"])
 
     print("user: 不搬了，我留在上海。")
     new = {"id": "m1b", "kind": "fact", "text": T["m1b"]}
-    done = await call(session, "revise", supersede=[{"id": "m1", "new": new}])
+    done = await call(session, "revise", supersede=[{"id": "m1", "with": new}])
     print(f"revise: invalidated {done['invalidated']}, to confirm {done['needs_confirmation']}")
 
     holding = [r["id"] for r in await call(session, "recall", query="宽带")]

@@ -220,6 +220,7 @@ def _open(args: argparse.Namespace, create: bool = False) -> Memory:
     from stategraph.store.open import is_postgres, open_store
     from stategraph.store.sqlite import SQLiteStore
 
+    judge = _judge() if getattr(args, "judge", False) else None  # before a store is made
     store: SQLiteStore
     if is_postgres(args.store):  # a tenant's store in PostgreSQL (stategraph.stores)
         store = open_store(args.store, busy_timeout=args.busy_timeout, create=create)
@@ -232,12 +233,28 @@ def _open(args: argparse.Namespace, create: bool = False) -> Memory:
         store = SQLiteStore(args.store, busy_timeout=args.busy_timeout, create=create)
     rules = getattr(args, "rules", None)
     packs: str | list[str] | None = rules if rules in (None, "all") else rules.split(",")
-    return Memory(
-        store=store,
-        max_depth=getattr(args, "max_depth", None),
-        rules=packs,
-        grounder=getattr(args, "grounder", None),
-    )
+    try:
+        return Memory(
+            store=store,
+            max_depth=getattr(args, "max_depth", None),
+            rules=packs,
+            grounder=getattr(args, "grounder", None),
+            judge=judge,
+        )
+    except BaseException:
+        store.close()
+        raise
+
+
+def _judge() -> Any:
+    """The judge the environment configures (``OpenAIJudge.from_env``), for ``--judge``.
+
+    Raises:
+        JudgeConfigError: naming the environment variables that are missing.
+    """
+    from stategraph.judge import OpenAIJudge  # the openai SDK: only when a judge is asked for
+
+    return OpenAIJudge.from_env()
 
 
 def _alternatives(raw: Sequence[str] | None) -> list[list[str]]:
@@ -500,13 +517,21 @@ def _cmd_history(args: argparse.Namespace) -> int:
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:
-    from stategraph.pictures import draw  # only this command needs the pictures
+    from stategraph.pictures import picture_of, render  # only this command needs the pictures
 
     options: dict[str, Any] = {"revision": args.revision, "around": args.around, "hops": args.hops}
     if args.limit is not None:
         options["limit"] = args.limit
     with _open(args) as mem:
-        text = draw(mem, "json" if args.json else args.format, **options)
+        picture = picture_of(mem, **options)
+        text = render(mem, picture, "json" if args.json else args.format)
+    if picture.cut:
+        print(
+            f"stategraph: note: the picture stops at {len(picture.states)} states and "
+            f"{len(picture.supports)} justifications: {picture.scope}; draw fewer --hops or "
+            "raise --limit",
+            file=sys.stderr,
+        )
     if not args.output:
         sys.stdout.write(text)
         return 0
@@ -554,10 +579,19 @@ def build_parser(
     )
     p.set_defaults(func=_cmd_demo)
 
-    def store_cmd(name: str, help_: str, creates: bool = False) -> argparse.ArgumentParser:
+    def store_cmd(
+        name: str, help_: str, creates: bool = False, revises: bool = False
+    ) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_)
         store_arguments(p, creates=creates)
         p.add_argument("--json", action="store_true", help="machine-readable output")
+        if creates or revises:
+            p.add_argument(
+                "--judge",
+                action="store_true",
+                help="ask the judge the environment configures (STATEGRAPH_JUDGE_MODEL, and "
+                "OPENAI_BASE_URL or OPENAI_API_KEY) about what logic leaves undecided",
+            )
         if creates:
             p.add_argument(
                 "--rules",
@@ -600,12 +634,12 @@ def build_parser(
     p.add_argument("--max-depth", type=int)
     p.set_defaults(func=_cmd_revise)
 
-    p = store_cmd("retract", "retract states (they stay in the history)")
+    p = store_cmd("retract", "retract states (they stay in the history)", revises=True)
     p.add_argument("ids", nargs="+", metavar="ID")
     p.add_argument("--max-depth", type=int)
     p.set_defaults(func=_cmd_retract)
 
-    p = store_cmd("supersede", "replace a state by a new one")
+    p = store_cmd("supersede", "replace a state by a new one", revises=True)
     p.add_argument("old", metavar="OLD", help="the state replaced")
     p.add_argument("--id", required=True, help="the new state's id")
     p.add_argument("--text", required=True, help="the new state's text")
@@ -707,7 +741,9 @@ def build_parser(
         "--limit",
         type=int,
         metavar="N",
-        help="draw at most N states; a store this small is drawn whole (default 150)",
+        help="draw at most N nodes, states and justifications together (default 150); a "
+        "store this small is drawn whole; a neighbourhood stops at the first state that would "
+        "pass it, and says so on stderr",
     )
     p.set_defaults(func=_cmd_graph)
 

@@ -29,11 +29,61 @@ from stategraph.pictures.svg import to_svg
 if TYPE_CHECKING:
     from stategraph.memory import Memory
 
-__all__ = ["FORMATS", "Picture", "build_picture", "draw", "to_dot", "to_html", "to_mermaid"]
+__all__ = [
+    "FORMATS",
+    "Picture",
+    "build_picture",
+    "draw",
+    "picture_of",
+    "render",
+    "to_dot",
+    "to_html",
+    "to_mermaid",
+]
 
 Format = Literal["dot", "mermaid", "svg", "html", "json"]
 FORMATS: tuple[Format, ...] = ("dot", "mermaid", "svg", "html", "json")
 """What :func:`draw` writes: ``json`` is the picture itself, as data for other tools."""
+
+
+def picture_of(
+    memory: Memory,
+    *,
+    revision: int | None = None,
+    around: str | None = None,
+    hops: int | None = None,
+    limit: int = DEFAULT_LIMIT,
+) -> Picture:
+    """What to draw of a memory's store (:func:`~stategraph.pictures.build.build_picture`,
+    named after the store's file)."""
+    name = getattr(memory.store, "path", "")
+    return build_picture(
+        memory.store,
+        name="" if name == ":memory:" else str(name),
+        revision=revision,
+        around=around,
+        hops=hops,
+        limit=limit,
+    )
+
+
+def render(memory: Memory, picture: Picture, fmt: Format = "dot") -> str:
+    """A picture as text in one format (the HTML page reads each drawn state's details).
+
+    Raises:
+        ToolNotFoundError: ``svg`` without Graphviz installed.
+        InvalidInputError: an unknown format.
+    """
+    if fmt not in FORMATS:
+        raise InvalidInputError("picture", [("format", f"one of {', '.join(FORMATS)}")])
+    if fmt == "json":
+        return picture.model_dump_json(indent=2) + "\n"
+    if fmt == "mermaid":
+        return to_mermaid(picture)
+    if fmt == "html":
+        return to_html(picture, details(memory, picture))
+    text = to_dot(picture)
+    return to_svg(text) if fmt == "svg" else text
 
 
 def draw(
@@ -51,7 +101,8 @@ def draw(
         memory: the memory to draw (only the part drawn is read from its store).
         fmt: ``dot``, ``mermaid``, ``svg`` (needs Graphviz), ``html`` or ``json``.
         revision, around, hops, limit: what to draw
-            (:func:`~stategraph.pictures.build.build_picture`).
+            (:func:`~stategraph.pictures.build.build_picture`); ``limit`` counts the nodes
+            drawn, states and justifications together.
 
     Raises:
         ToolNotFoundError: ``svg`` without Graphviz installed.
@@ -59,20 +110,5 @@ def draw(
     """
     if fmt not in FORMATS:
         raise InvalidInputError("picture", [("format", f"one of {', '.join(FORMATS)}")])
-    name = getattr(memory.store, "path", "")
-    picture = build_picture(
-        memory.store,
-        name="" if name == ":memory:" else str(name),
-        revision=revision,
-        around=around,
-        hops=hops,
-        limit=limit,
-    )
-    if fmt == "json":
-        return picture.model_dump_json(indent=2) + "\n"
-    if fmt == "mermaid":
-        return to_mermaid(picture)
-    if fmt == "html":
-        return to_html(picture, details(memory, picture))
-    text = to_dot(picture)
-    return to_svg(text) if fmt == "svg" else text
+    picture = picture_of(memory, revision=revision, around=around, hops=hops, limit=limit)
+    return render(memory, picture, fmt)

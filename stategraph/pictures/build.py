@@ -64,8 +64,9 @@ def build_picture(
             within ``hops`` (default 1) of it.
         around: draw this state and what is within ``hops`` (default 2) of it.
         hops: how far out from the cone or from ``around`` to draw.
-        limit: the most states to draw; a store of at most this many is drawn whole (unless
-            ``around`` is given).
+        limit: the most nodes to draw, states and justifications together; a store of at
+            most this many is drawn whole (unless ``around`` is given). A neighbourhood stops
+            at the first state that would pass it (``Picture.cut``).
 
     Raises:
         InvalidInputError: no such revision, a bad ``hops`` or ``limit``, or a large store with
@@ -95,12 +96,17 @@ def build_picture(
         scope = f"the revision's cone ({_count(len(core))}) and what is within {_hops(n)} of it"
     else:
         msg = (
-            f"the store holds more than {limit} states: draw part of it, a revision's cone "
-            "(--revision N) or a state's neighbourhood (--around ID), or raise --limit"
+            f"the store holds more than {limit} states and justifications: draw part of it, "
+            "a revision's cone (--revision N) or a state's neighbourhood (--around ID), or "
+            "raise --limit"
         )
         raise InvalidInputError("picture", [("", msg)])
+    if sel.cut and not sel.ids:
+        first = around if around is not None else _cone(report)[0] if report else ""
+        msg = f"{first} and its justifications alone take more than {limit} nodes: raise --limit"
+        raise InvalidInputError("picture", [("limit", msg)])
     if sel.cut:
-        scope += f", cut to {limit} by the limit"
+        scope += f", cut at the limit of {limit} nodes (states and justifications)"
     graph = store.subgraph(sel.ids, full=True)
     return Picture(
         title=title,
@@ -108,6 +114,7 @@ def build_picture(
         states=_states(graph, sel, report),
         supports=_supports(graph, report),
         left_out=sel.left_out,
+        cut=sel.cut,
         revision=revision,
         change=_change(report) if report is not None else "",
         focus=around,

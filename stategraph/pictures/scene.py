@@ -128,6 +128,7 @@ class Picture(BaseModel):
             Premises and conditions outside ``states`` are not drawn (each state's ``hidden``
             counts them).
         left_out: states next to the drawn ones (within one more hop) that are not drawn.
+        cut: the limit stopped the picture before everything within its hops was drawn.
         revision: the revision whose verdicts colour the states, if any.
         change: that revision's change in words.
         focus: the state a neighbourhood is drawn around.
@@ -140,6 +141,7 @@ class Picture(BaseModel):
     states: tuple[StateNode, ...]
     supports: tuple[Support, ...]
     left_out: int = 0
+    cut: bool = False
     revision: int | None = None
     change: str = ""
     focus: str | None = None

@@ -1,24 +1,29 @@
 """Which states a picture draws: the whole store when it is small, otherwise a part of it.
 
-A picture of part of a large store must cost what that part costs, not what the store holds:
-the neighbourhood is found by walking out from its seeds through the store's indexes
-(``justifications_for`` for what a state rests on, ``heads_citing`` for what rests on it),
-one ring at a time, and one ring further than drawn so that the picture can say how much
-next to it was left out. Nothing here reads every state.
+The limit counts what is drawn: each state, and each of its justifications (an AND-node of
+its own). A picture of part of a large store costs what that part costs, not what the store
+holds: the neighbourhood is found by walking out from its seeds through the store's indexes
+(``justifications_for`` for what a state rests on, ``dependents`` for what rests on it, at
+most ``limit + 1`` of them a state), one ring at a time, and the walk stops at the first state
+whose drawing would pass the limit. Nothing here reads every state, nor every dependent of a
+state cited everywhere.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from stategraph.model import Justification
 from stategraph.store.sqlite import Store
 
 __all__ = ["DEFAULT_LIMIT", "Selection", "neighbourhood", "whole"]
 
+_CHUNK = 256
+"""How many states of a ring are checked at once (a ring can be far larger than a picture)."""
+
 DEFAULT_LIMIT = 150
-"""The most states one picture draws (more is unreadable, and slow to lay out)."""
+"""The most nodes one picture draws, states and justifications together (more is
+unreadable, and slow to lay out)."""
 
 
 @dataclass(frozen=True)
@@ -27,22 +32,28 @@ class Selection:
 
     Attributes:
         ids: the states to draw, most important first.
-        left_out: stored states next to the drawn ones (within one more hop, or cut by the
-            limit) that are not drawn.
+        nodes: how many nodes drawing them takes (the states and their justifications).
+        left_out: stored states next to the drawn ones that are not drawn (counted up to
+            ``limit + 1`` dependents a state).
         hidden: for each drawn state, how many of its stored neighbours are not drawn.
-        cut: how many states within the requested hops the limit cut.
+        cut: the limit stopped the walk before every state within the hops was drawn.
     """
 
     ids: tuple[str, ...]
+    nodes: int = 0
     left_out: int = 0
     hidden: Mapping[str, int] = field(default_factory=dict)
-    cut: int = 0
+    cut: bool = False
 
 
 def whole(store: Store, limit: int = DEFAULT_LIMIT) -> Selection | None:
-    """Every state, or None when the store holds more than ``limit`` (read no further)."""
+    """Every state, or None when the store's states and justifications are more than
+    ``limit`` nodes (read no further)."""
     ids = store.ids(limit + 1)
-    return Selection(tuple(ids)) if len(ids) <= limit else None
+    if len(ids) > limit:
+        return None
+    nodes = len(ids) + len(store.justifications_for(ids))
+    return Selection(tuple(ids), nodes) if nodes <= limit else None
 
 
 def neighbourhood(
@@ -51,74 +62,53 @@ def neighbourhood(
     hops: int,
     limit: int = DEFAULT_LIMIT,
 ) -> Selection:
-    """The seeds and every state within ``hops`` of them along premise and ``unless`` edges,
-    either way, cut to ``limit`` states (seeds first, in the order given, then by distance
-    and id).
+    """The seeds and the states within ``hops`` of them along premise and ``unless`` edges,
+    either way, nearest first (seeds in the order given, then ring by ring, by id), until the
+    next state and its justifications would pass ``limit`` nodes.
 
     Args:
         store: where to read.
         seeds: the states at the centre (a revision's cone, or one state), most important
             first.
         hops: how far out to draw.
-        limit: the most states to draw.
+        limit: the most nodes to draw: states and their justifications.
     """
-    rank = {s: i for i, s in enumerate(seeds)}
-    dist, adjacent = _explore(store, seeds, hops)
-    stored = store.truths(dist).keys()  # an ``unless`` may name a state not yet asserted
-    within = sorted(
-        (s for s, d in dist.items() if d <= hops and s in stored),
-        key=lambda s: (dist[s], rank.get(s, len(rank)), s),
-    )
-    drawn = within[:limit]
+    drawn: list[str] = []
+    used, cut = 0, False
+    adjacent: dict[str, set[str]] = {}
+    ring = list(dict.fromkeys(seeds))
+    seen = set(ring)
+    for _ in range(hops + 1):
+        for chunk in (ring[i : i + _CHUNK] for i in range(0, len(ring), _CHUNK)):
+            stored = store.truths(chunk).keys()
+            for sid in (s for s in chunk if s in stored):
+                justs = store.justifications_for([sid])
+                cost = 1 + len(justs)
+                if used + cost > limit:
+                    cut = True
+                    break
+                drawn.append(sid)
+                used += cost
+                near = {p for j in justs for p in (*j.premises, *j.unless)}
+                near.update(store.dependents(sid, limit + 1))
+                adjacent[sid] = near
+            if cut:
+                break
+        if cut:
+            break
+        found = set().union(*(adjacent[s] for s in ring if s in adjacent)) - seen
+        ring = sorted(found)
+        seen.update(found)
+        if not ring:
+            break
     shown = set(drawn)
-    hidden = {s: len((adjacent.get(s, set()) & stored) - shown) for s in drawn}
+    around = set().union(*adjacent.values()) - shown if adjacent else set()
+    stored = store.truths(around).keys()  # an ``unless`` may name a state not yet asserted
+    hidden = {s: len((adjacent[s] - shown) & stored) for s in drawn}
     return Selection(
         ids=tuple(drawn),
-        left_out=len(stored) - len(drawn),
+        nodes=used,
+        left_out=len(stored),
         hidden={s: n for s, n in hidden.items() if n},
-        cut=len(within) - len(drawn),
+        cut=cut,
     )
-
-
-def _explore(
-    store: Store, seeds: Iterable[str], hops: int
-) -> tuple[dict[str, int], dict[str, set[str]]]:
-    """Hop distances from the seeds out to ``hops + 1``, and who is next to whom (for every
-    state within ``hops``)."""
-    dist = dict.fromkeys(seeds, 0)
-    adjacent: dict[str, set[str]] = {}
-    justs: dict[str, list[Justification]] = {}
-
-    def load(heads: Iterable[str]) -> None:
-        missing = sorted(set(heads) - justs.keys())
-        for h in missing:
-            justs[h] = []
-        for j in store.justifications_for(missing):
-            justs[j.head].append(j)
-
-    def link(a: str, b: str) -> None:
-        adjacent.setdefault(a, set()).add(b)
-        adjacent.setdefault(b, set()).add(a)
-
-    frontier = sorted(dist)
-    for d in range(1, hops + 2):
-        if not frontier:
-            break
-        ring = set(frontier)
-        dependents = store.heads_citing(frontier)
-        load([*frontier, *dependents])
-        found: set[str] = set()
-        for h in frontier:
-            for j in justs[h]:
-                for p in (*j.premises, *j.unless):
-                    link(h, p)
-                    found.add(p)
-        for h in sorted(dependents):
-            for j in justs[h]:
-                for p in (*j.premises, *j.unless):
-                    if p in ring:
-                        link(h, p)
-            found.add(h)
-        frontier = sorted(found - dist.keys())
-        dist.update(dict.fromkeys(frontier, d))
-    return dist, adjacent

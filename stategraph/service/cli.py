@@ -94,6 +94,29 @@ def _announce(store: str, host: str, port: int, path: str = "") -> None:
     print(f"stategraph: listening on http://{shown}:{port}{path}", file=sys.stderr)
 
 
+def memory_config(args: argparse.Namespace) -> dict[str, Any]:
+    """The tenants' memory settings given on the command line, as JSON (handed to
+    ``serve``'s worker processes through the environment): ``--rules`` read as the CLI's
+    write commands read it, ``--grounder``, and whether to ask the judge (``--judge``)."""
+    rules = args.rules
+    packs: str | list[str] | None = rules if rules in (None, "all") else rules.split(",")
+    return {"rules": packs, "grounder": args.grounder, "judge": bool(args.judge)}
+
+
+def _checked_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """:func:`memory_config`, checked once before anything listens: an unknown pack or
+    grounder, or ``--judge`` without its environment, is a one-line error."""
+    from stategraph.service.settings import MemorySettings
+
+    config = memory_config(args)
+    settings = MemorySettings.from_config(config)
+    settings.check()
+    close = getattr(settings.judge, "close", None)
+    if close is not None:
+        close()
+    return config
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     from stategraph.service.auth import Tokens, add_token
 
@@ -122,10 +145,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     redact_logs(args.store)
     tokens = _tokens_path(args, "serve")
     Tokens.from_file(tokens)  # refuse a bad file here, once, not in every worker
+    memory = _checked_settings(args)
     open_tenants(args.store, busy_timeout=args.busy_timeout).close()
     os.environ[CONFIG_ENV] = json.dumps(
         {
             "store": args.store,
+            "memory": memory,
             "tokens": os.path.abspath(tokens),
             "max_body": args.max_body,
             "busy_timeout": args.busy_timeout,
@@ -162,7 +187,9 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
         raise ServiceConfigError("--store", "give the store URL, e.g. sqlite:///data")
     _require("mcp")
     from stategraph.service.mcp_server import serve
+    from stategraph.service.settings import MemorySettings
 
+    memory = _checked_settings(args)
     tokens = (args.tokens or os.environ.get(TOKENS_ENV)) if args.http else None
     if args.http:
         _warn_if_exposed(args.host)
@@ -180,6 +207,7 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
         tokens=tokens,
         busy_timeout=args.busy_timeout,
         uvicorn_options=_guards(args) if args.http else None,
+        settings=MemorySettings.from_config(memory),
     )
     return 0
 
@@ -203,6 +231,25 @@ def _common(p: argparse.ArgumentParser, port: int, tokens: str) -> None:
     )
     p.add_argument("--port", type=int, default=port, help=f"port (default {port})")
     p.add_argument("--tokens", metavar="FILE", help=f"{tokens} (default ${TOKENS_ENV})")
+    p.add_argument(
+        "--rules",
+        metavar="PACKS",
+        help="rule packs that link text memories through their atoms: 'all' or comma-separated "
+        "names, as 'stategraph add --rules' takes them; kept in each tenant's store by its "
+        "writes (default: what each store keeps)",
+    )
+    p.add_argument(
+        "--grounder",
+        metavar="NAME",
+        help="ground memory text into atoms, e.g. stategraph.rule_grounder.v1; kept in each "
+        "tenant's store by its writes (default: what each store keeps)",
+    )
+    p.add_argument(
+        "--judge",
+        action="store_true",
+        help="ask the judge configured by the environment (STATEGRAPH_JUDGE_MODEL, and "
+        "OPENAI_BASE_URL or OPENAI_API_KEY) about what logic leaves undecided, on every write",
+    )
     p.add_argument(
         "--header-timeout",
         type=float,

@@ -52,6 +52,7 @@ from stategraph.service.schemas import (
     StateView,
     VerifyView,
 )
+from stategraph.service.settings import MemorySettings
 from stategraph.service.tenants import TenantStores, open_tenants
 from stategraph.store.revlog import LogEntry
 from stategraph.urls import redact_logs
@@ -524,7 +525,11 @@ def app_from_env() -> FastAPI:
         raise ServiceConfigError(CONFIG_ENV, "not set: start the server with 'stategraph serve'")
     config = json.loads(raw)
     redact_logs(config["store"])
-    tenants = open_tenants(config["store"], busy_timeout=float(config["busy_timeout"]))
+    tenants = open_tenants(
+        config["store"],
+        busy_timeout=float(config["busy_timeout"]),
+        settings=MemorySettings.from_config(config.get("memory", {})),
+    )
     return create_app(
         tenants,
         Tokens.from_file(config["tokens"]),

@@ -5,7 +5,8 @@ declared with typed signatures and docstrings, which the SDK turns into the sche
 descriptions a client reads when it lists them:
 
 - ``remember``: write a memory with its basis (``because``, ``unless``, ``context``);
-- ``revise``: retract memories, supersede them by new ones, add new ones, in one change;
+- ``revise``: a change, as a change file or ``POST /v1/revise`` takes it (retract, assert,
+  supersede, add or remove justifications), in one atomic revision;
 - ``explain``: why a memory holds (a proof), or why it does not;
 - ``needs_review``: what the engine could not settle and a person must;
 - ``recall``, ``confirm``, ``reject``: :mod:`stategraph.service.mcp_recall`.
@@ -40,7 +41,8 @@ from stategraph.service.auth import Tokens
 from stategraph.service.errors import UnauthorizedError, public_message
 from stategraph.service.mcp_stdio import MAX_MESSAGE, guarded_stdio
 from stategraph.service.runner import TenantRunner
-from stategraph.service.schemas import NewState
+from stategraph.service.schemas import AllOf, NewState
+from stategraph.service.settings import MemorySettings
 from stategraph.service.tenants import TenantStores, check_tenant, open_tenants
 from stategraph.urls import redact_logs
 
@@ -52,22 +54,24 @@ INSTRUCTIONS = (
     """\
 A memory that keeps track of what rests on what. Write each memory with `remember`, giving its
 basis: a fact needs none; a belief, plan or action names in `because` the memories it was
-derived from (alternatives: [["a"], ["b"]] means a, or else b; [["a", "b"]] means a and b).
-When something changes, call `revise` (supersede the old memory by the new one, or retract
-it): the answer lists what was invalidated (no longer holds: stop relying on it), which
-pending actions to cancel, and what needs confirmation. `explain` says why a memory holds or
+derived from (alternatives: ["a", "b"] means a, or else b; [["a", "b"]] means a and b).
+When something changes, call `revise` (supersede the old memory by the new one:
+{"id": OLD, "with": {"id": NEW, "text": ...}}, or retract it): the answer lists what was
+invalidated (no longer holds: stop relying on it), which pending actions to cancel, and what
+needs confirmation. `explain` says why a memory holds or
 does not; `needs_review` lists what a person should settle."""
     + mcp_recall.INSTRUCTIONS
 )
 
 
 class Replacement(BaseModel):
-    """Supersede memory ``id`` by ``new`` (the old one keeps its history)."""
+    """Deprecated (accepted until the next release): supersede ``id`` by ``new``. Write
+    ``{"id": ..., "with": {...}}``, as in a change file and ``POST /v1/revise``."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(min_length=1, description="the memory being replaced")
-    new: NewState = Field(description="the memory that replaces it (a fact unless it says)")
+    new: NewState = Field(description="deprecated: the memory that replaces it; write 'with'")
 
 
 class EntryView(BaseModel):
@@ -145,7 +149,9 @@ def change_for(
     supersede: Sequence[Replacement],
     add: Sequence[NewState],
 ) -> Change:
-    """One :class:`~stategraph.model.Change` for a ``revise`` call."""
+    """One :class:`~stategraph.model.Change` of the ``revise`` tool's deprecated shapes
+    (``add``, and ``supersede`` entries with ``new``): their memories' bases become
+    justifications."""
     asserted, replaced, justs = [], [], []
     for new in add:
         state, js = _new_state(mem, new)
@@ -253,11 +259,12 @@ def build_server(
             Field(description="fact: the world or the user says so; the others are derived"),
         ] = "fact",
         because: Annotated[
-            list[list[str]] | None,
+            list[str | list[str] | AllOf] | None,
             Field(
-                description="the memories it was derived from, as alternatives: each inner "
-                "list is one way it holds, all of whose ids must hold; [['a'], ['b']] is a, or "
-                "else b"
+                description="the memories it was derived from, as alternatives (as POST "
+                "/v1/states and import --memories take them): each an id, a list of ids that "
+                "must all hold, or {all: [...], unless: [...]}; ['a', 'b'] is a, or else b; "
+                "[['a', 'b']] is a and b"
             ),
         ] = None,
         unless: Annotated[
@@ -310,24 +317,60 @@ def build_server(
         retract: Annotated[
             list[str] | None, Field(description="memories that no longer hold")
         ] = None,
+        assert_: Annotated[
+            list[State] | None,
+            Field(validation_alias="assert", description="new memories (states) to write"),
+        ] = None,
         supersede: Annotated[
-            list[Replacement] | None,
-            Field(description="memories replaced by new ones (a changed fact)"),
+            list[Supersession | Replacement] | None,
+            Field(
+                description="memories replaced by new ones (a changed fact): "
+                '{"id": OLD, "with": {"id": NEW, "text": ...}}'
+            ),
+        ] = None,
+        add_justifications: Annotated[
+            list[Justification] | None,
+            Field(description="justifications to add: {head, premises, unless}"),
+        ] = None,
+        remove_justifications: Annotated[
+            list[Justification] | None,
+            Field(description="justifications to remove, named by head, premises and unless"),
         ] = None,
         add: Annotated[
-            list[NewState] | None, Field(description="new memories to write in the same change")
+            list[NewState] | None,
+            Field(
+                description="deprecated, accepted until the next release: new memories with "
+                "their basis; write them with remember, or in assert"
+            ),
         ] = None,
     ) -> Outcome:
         """Change what the memory holds, in one atomic revision, and learn what follows.
 
-        Retract memories, supersede them by new ones, or add new ones. The answer lists the
+        The arguments are a change exactly as a change file or ``POST /v1/revise`` takes it:
+        ``retract`` ids, ``assert`` new states, ``supersede`` ``[{"id": OLD, "with":
+        STATE}]``, ``add_justifications`` and ``remove_justifications``. The answer lists the
         memories that no longer hold because of the change (``invalidated``), those kept
         through another support, actions to cancel (``consequences``), and memories nobody
         can decide without a person (``needs_confirmation``).
+
+        Deprecated, accepted until the next release: ``add`` (write ``assert``, or
+        ``remember`` for a memory with its basis) and a supersede entry's ``new`` (write
+        ``with``).
         """
+        replaced = [r for r in supersede or () if isinstance(r, Supersession)]
+        legacy = [r for r in supersede or () if isinstance(r, Replacement)]
 
         def job(mem: Memory) -> Outcome:
-            change = change_for(mem, retract or [], supersede or [], add or [])
+            old = change_for(mem, [], legacy, add or [])
+            change = Change.model_validate(
+                {
+                    "retract": list(retract or ()),
+                    "assert": [*(assert_ or ()), *old.assert_],
+                    "supersede": [*replaced, *old.supersede],
+                    "add_justifications": [*(add_justifications or ()), *old.add_justifications],
+                    "remove_justifications": list(remove_justifications or ()),
+                }
+            )
             return Outcome.of(mem.revise(change))
 
         return await run(True, job)
@@ -368,6 +411,7 @@ def serve(
     tokens: str | None = None,
     busy_timeout: float = 5.0,
     uvicorn_options: dict[str, Any] | None = None,
+    settings: MemorySettings | None = None,
 ) -> None:
     """Run the MCP server until its client goes away (stdio) or it is stopped (HTTP).
 
@@ -379,9 +423,10 @@ def serve(
         busy_timeout: seconds a write waits for another process's lock on the same tenant.
         uvicorn_options: with ``http``: more options of uvicorn's server (the connection
             guards of :mod:`stategraph.service.guards`).
+        settings: the rule packs, grounder and judge of every tenant's memory.
     """
     redact_logs(store)
-    tenants: TenantStores = open_tenants(store, busy_timeout=busy_timeout)
+    tenants: TenantStores = open_tenants(store, busy_timeout=busy_timeout, settings=settings)
     try:
         runner = TenantRunner(tenants)
         if not http:

@@ -31,6 +31,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from stategraph.errors import StoreBusyError, StoreError, StoreUnavailableError
 from stategraph.memory import Memory
 from stategraph.service.errors import ServiceConfigError
+from stategraph.service.settings import MemorySettings, memory_factory_for
 from stategraph.service.tenant_names import check_tenant
 from stategraph.store.open import split_tenant
 from stategraph.store.pgdialect import is_unreachable
@@ -52,7 +53,9 @@ class PostgresTenants:
             :class:`~stategraph.errors.StoreBusyError`.
         pool_size: connections this process keeps at most (one per request at work).
         memory_factory: builds a tenant's :class:`~stategraph.memory.Memory` over its store
-            (rule packs, a judge, a policy); by default ``Memory(store=store)``.
+            (rule packs, a judge, a policy); by default, as ``settings`` say.
+        settings: the rule packs, grounder and judge of every tenant's memory
+            (:class:`~stategraph.service.tenants.MemorySettings`).
     """
 
     name = "stategraph.postgres_tenants.v1"
@@ -64,6 +67,7 @@ class PostgresTenants:
         busy_timeout: float = 5.0,
         pool_size: int = 16,
         memory_factory: Callable[[SQLiteStore], Memory] | None = None,
+        settings: MemorySettings | None = None,
     ) -> None:
         bare, tenant = split_tenant(url)
         self.where = redact(bare)
@@ -73,7 +77,7 @@ class PostgresTenants:
             )
         self._url = bare
         self.busy_timeout = busy_timeout
-        self._factory = memory_factory or (lambda store: Memory(store=store))
+        self._factory = memory_factory_for(memory_factory, settings)
         try:
             with psycopg.connect(bare, autocommit=True) as conn:
                 configure(conn, busy_timeout)
@@ -125,7 +129,7 @@ class PostgresTenants:
         with self._connection() as conn:
             if not write and not self._exists(conn, tenant):
                 store: SQLiteStore = SQLiteStore(":memory:")  # an empty memory, never kept
-                with self._factory(store) as mem:
+                with self._factory(store, False) as mem:
                     yield mem
                 return
             turn = self._turn(conn, tenant) if write else _nothing()
@@ -138,7 +142,7 @@ class PostgresTenants:
                     create=write,
                     checked=True,
                 )
-                with self._factory(store) as mem:
+                with self._factory(store, write) as mem:
                     yield mem
 
     def memory(self, tenant: str, *, write: bool = False) -> Any:

@@ -31,12 +31,14 @@ from typing import Any, Protocol
 from stategraph.errors import StoreBusyError
 from stategraph.memory import Memory
 from stategraph.service.errors import ServiceConfigError
+from stategraph.service.settings import MemorySettings, memory_factory_for
 from stategraph.service.tenant_names import TENANT_NAME, check_tenant
 from stategraph.store.sqlite import SQLiteStore
 
 __all__ = [
     "BACKENDS",
     "TENANT_NAME",
+    "MemorySettings",
     "SQLiteTenants",
     "TenantStores",
     "check_tenant",
@@ -129,7 +131,9 @@ class SQLiteTenants:
             with ``Retry-After``). Short, because a client waits that long for its answer.
         keep_open: how many tenant stores keep an idle connection (see :class:`_Keepers`).
         memory_factory: builds a tenant's :class:`~stategraph.memory.Memory` over its store
-            (rule packs, a judge, a policy); by default ``Memory(store=store)``.
+            (rule packs, a judge, a policy); by default, as ``settings`` say.
+        settings: the rule packs, grounder and judge of every tenant's memory (by default
+            none of the server's own: each store's kept settings, no judge).
     """
 
     name = "stategraph.sqlite_tenants.v1"
@@ -141,6 +145,7 @@ class SQLiteTenants:
         busy_timeout: float = 5.0,
         keep_open: int = 256,
         memory_factory: Callable[[SQLiteStore], Memory] | None = None,
+        settings: MemorySettings | None = None,
     ) -> None:
         self.folder = Path(folder)
         if self.folder.exists() and not self.folder.is_dir():
@@ -148,7 +153,7 @@ class SQLiteTenants:
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.busy_timeout = busy_timeout
         self._keepers = _Keepers(keep_open)
-        self._factory = memory_factory or (lambda store: Memory(store=store))
+        self._factory = memory_factory_for(memory_factory, settings)
 
     def path(self, tenant: str) -> Path:
         """The file of a tenant's store (whether or not it exists yet)."""
@@ -195,7 +200,7 @@ class SQLiteTenants:
                 store = SQLiteStore(path, busy_timeout=self.busy_timeout, create=write)
                 self._keepers.touch(path)
             try:
-                mem = self._factory(store)
+                mem = self._factory(store, write)
             except BaseException:
                 store.close()
                 raise

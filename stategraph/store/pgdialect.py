@@ -180,6 +180,9 @@ STATEMENTS: dict[str, Statement] = {
     "SELECT head FROM edges WHERE src IN ({})": _s(
         "SELECT head FROM edges WHERE tenant=%s AND src = ANY(%s)", ids=True
     ),
+    "SELECT head FROM edges WHERE src = ? ORDER BY head LIMIT ?": _s(
+        "SELECT head FROM edges WHERE tenant=%s AND src = %s ORDER BY head LIMIT %s"
+    ),
     "INSERT OR IGNORE INTO edges VALUES (?,?,1)": _s(
         "INSERT INTO edges (tenant, src, head, follow) VALUES (%s,%s,%s,1) ON CONFLICT DO NOTHING"
     ),

@@ -197,6 +197,10 @@ class Store(Protocol):
         """Stored heads whose justifications cite any of these ids."""
         ...
 
+    def dependents(self, state_id: str, limit: int) -> list[str]:
+        """The first ``limit`` heads (by id) whose justifications cite ``state_id``."""
+        ...
+
     def ancestors(self, state_id: str) -> SupportGraph:
         """A state and everything its justifications rest on, transitively, with texts."""
         ...
@@ -926,6 +930,12 @@ class SQLiteStore:
     def heads_citing(self, ids: Iterable[str]) -> set[str]:
         """Stored heads whose justifications cite any of these ids."""
         return {r[0] for r in self._select("SELECT head FROM edges WHERE src IN ({})", ids)}
+
+    def dependents(self, state_id: str, limit: int) -> list[str]:
+        """The first ``limit`` heads (by id) whose justifications cite ``state_id``: a read
+        that costs ``limit`` rows of the ``edges`` index however many cite it (a picture's)."""
+        sql = "SELECT head FROM edges WHERE src = ? ORDER BY head LIMIT ?"
+        return [r[0] for r in self.conn.execute(sql, (state_id, limit))]
 
     # ---- the term index (candidate proposal) ----------------------------------------------
 

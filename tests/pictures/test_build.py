@@ -161,12 +161,18 @@ def test_a_large_store_draws_the_revisions_cone_and_one_hop(tmp_path: Path) -> N
     mem.close()
 
 
-def test_the_limit_cuts_the_farthest_first_and_counts_them(tmp_path: Path) -> None:
+def test_the_limit_counts_states_and_justifications_and_cuts_the_farthest_first(
+    tmp_path: Path,
+) -> None:
     mem = _chain(tmp_path / "chain.db", 12)
-    p = build_picture(mem.store, around="s5", hops=3, limit=4)
+    # s5 and its justification, then the first ring by id: s4 (2 nodes), s6 (2), side5 (1)
+    p = build_picture(mem.store, around="s5", hops=3, limit=7)
     assert [s.id for s in p.states] == ["s4", "s5", "s6", "side5"]
-    assert p.scope.endswith(", cut to 4 by the limit")
+    assert len(p.states) + len(p.supports) == 7
+    assert p.cut and p.scope.endswith(", cut at the limit of 7 nodes (states and justifications)")
     assert p.left_out > 0
+    p = build_picture(mem.store, around="s5", hops=3, limit=4)
+    assert [s.id for s in p.states] == ["s4", "s5"] and len(p.supports) == 2
     mem.close()
 
 

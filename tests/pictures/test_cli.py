@@ -58,7 +58,7 @@ def test_errors_are_one_line_with_an_exit_code(
     cases = [
         (["--revision", "6"], 2, "no revision 6 in the log (it has entries 1 to 5"),
         (["--around", "m9"], 2, "unknown state id 'm9'"),
-        (["--limit", "2"], 2, "more than 2 states: draw part of it"),
+        (["--limit", "2"], 2, "more than 2 states and justifications: draw part of it"),
         (["-o", str(tmp_path / "no" / "such" / "x.dot")], 2, "cannot write"),
     ]
     for extra, want_code, message in cases:

@@ -8,6 +8,7 @@ tenant, and a call without one is refused.
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -35,6 +36,7 @@ def over_stdio(store: str, tenant: str, check: Session) -> None:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "stategraph", "mcp", "--store", store, "--tenant", tenant],
+        env=dict(os.environ),  # this Python path: the code under test, not an installed copy
     )
 
     async def main() -> None:
@@ -55,7 +57,8 @@ async def call(session: ClientSession, tool: str, **arguments: Any) -> dict[str,
 async def remember_the_seed(session: ClientSession) -> None:
     t = SCENARIO["en"]
     await call(session, "remember", id="m1", text=t["m1"])
-    await call(session, "remember", id="m2", text=t["m2"], kind="belief", because=[["m1"]])
+    await call(session, "remember", id="m2", text=t["m2"], kind="belief", because=["m1"])
+    # the shape of earlier releases, [["m1"]], means the same: one alternative, m1
     await call(session, "remember", id="m3", text=t["m3"], kind="action", because=[["m1"]])
     await call(session, "remember", id="m4", text=t["m4"])
 
@@ -86,7 +89,7 @@ def test_a_client_lists_the_tools_and_supersedes_m1(setup: Setup) -> None:
         assert tools["revise"].output_schema is not None
         await remember_the_seed(session)
         new = {"id": "m1b", "kind": "fact", "text": SCENARIO["en"]["m1b"]}
-        seen["outcome"] = await call(session, "revise", supersede=[{"id": "m1", "new": new}])
+        seen["outcome"] = await call(session, "revise", supersede=[{"id": "m1", "with": new}])
         seen["m2"] = await call(session, "explain", id="m2")
         seen["m4"] = await call(session, "explain", id="m4")
 

@@ -24,13 +24,13 @@ def test_recall_ask_first_and_the_user_s_answer_over_stdio(setup: Setup) -> None
 
     async def check(session: ClientSession) -> None:
         await call(session, "remember", id="m1", text=t["m1"])
-        await call(session, "remember", id="m3", text=t["m3"], kind="action", because=[["m1"]])
+        await call(session, "remember", id="m3", text=t["m3"], kind="action", because=["m1"])
         await call(session, "remember", id="m4", text=t["m4"])
         await call(
             session, "remember", id="p1", text="周末去深圳吃早茶", kind="plan", context=["m1"]
         )
         new = {"id": "m1b", "kind": "fact", "text": t["m1b"]}
-        done = await call(session, "revise", supersede=[{"id": "m1", "new": new}])
+        done = await call(session, "revise", supersede=[{"id": "m1", "with": new}])
         assert "m3" in done["invalidated"] and "p1" in done["needs_confirmation"]
         assert await recall(session, "宽带") == []
         (gone,) = await recall(session, "宽带", include_invalidated=True)
