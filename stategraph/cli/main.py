@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from stategraph.asof import MemoryAsOf
 from stategraph.cli import demo
 from stategraph.engine.explain import confirmed_by
 from stategraph.errors import (
@@ -344,8 +345,24 @@ class _Progress:
             self.stream.flush()
 
 
+def as_of_argument(p: argparse.ArgumentParser) -> None:
+    """``--as-of SEQ|TIME``: read the memory as it was (:meth:`Memory.as_of`)."""
+    p.add_argument(
+        "--as-of",
+        metavar="SEQ|TIME",
+        help="as the memory was right after revision SEQ ('history' lists them), or at an ISO "
+        "8601 TIME (the last revision committed at or before it; without a zone, UTC)",
+    )
+
+
+def _then(mem: Memory, args: argparse.Namespace) -> Memory | MemoryAsOf:
+    """The memory now, or as it was ``--as-of`` a revision or a time."""
+    return mem if args.as_of is None else mem.as_of(args.as_of)
+
+
 def _cmd_why(args: argparse.Namespace) -> int:
-    with _open(args) as mem:
+    with _open(args) as opened:
+        mem = _then(opened, args)
         if args.json:
             print(mem.why(args.id).model_dump_json(indent=2))
         else:
@@ -354,14 +371,15 @@ def _cmd_why(args: argparse.Namespace) -> int:
 
 
 def _cmd_why_not(args: argparse.Namespace) -> int:
-    with _open(args) as mem:
-        w = mem.why_not(args.id)
+    with _open(args) as opened:
+        w = _then(opened, args).why_not(args.id)
         print(w.model_dump_json(indent=2) if args.json else w.render())
     return 0
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    with _open(args) as mem:
+    with _open(args) as opened:
+        mem = _then(opened, args)
         rows: list[dict[str, Any]] = [
             {
                 "id": s.id,
@@ -584,13 +602,16 @@ def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
 
     p = store_cmd("why", "the proof of a holding state")
     p.add_argument("id")
+    as_of_argument(p)
     p.set_defaults(func=_cmd_why)
 
     p = store_cmd("why-not", "what stops each justification of a state")
     p.add_argument("id")
+    as_of_argument(p)
     p.set_defaults(func=_cmd_why_not)
 
     p = store_cmd("show", "list the states with their truth values")
+    as_of_argument(p)
     p.set_defaults(func=_cmd_show)
 
     p = store_cmd("history", "the revision log")

@@ -201,8 +201,14 @@ class PastStore:
     def ids(self, limit: int | None = None, after: str | None = None) -> list[str]:
         """Ids of the states that existed then, sorted (at most ``limit``, after ``after``)."""
         later = {sid for sid, v in self._changed().items() if v is None}
-        ids = [i for i in self.present.ids(None, after) if i not in later]
+        wanted = None if limit is None else max(limit, 0) + len(later)
+        ids = [i for i in self.present.ids(wanted, after) if i not in later]
         return ids if limit is None else ids[: max(limit, 0)]
+
+    def heads_citing(self, ids: Iterable[str]) -> set[str]:
+        """Heads whose justifications cite any of these ids now or did then (the edges index
+        is the present's: a superset, which the justifications read then narrow)."""
+        return self.present.heads_citing(ids)
 
     def ids_with_truth(self, truth: Truth) -> frozenset[str]:
         """Ids of the states that had this truth value then."""
