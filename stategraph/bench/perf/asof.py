@@ -15,10 +15,11 @@ The target (issue 25): a past read's p50 at most 5 ms at 10^5 memories with 10^4
 from __future__ import annotations
 
 import contextlib
+import functools
 import random
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,7 +80,11 @@ def _build(path: Path, size: int, revisions: int, rng: random.Random) -> Memory:
     return mem
 
 
-def _time(calls: list[Callable[[], Any]]) -> dict[str, float]:
+def _past(mem: Memory, seq: int, read: str, state_id: str) -> Any:
+    return getattr(mem.as_of(seq), read)(state_id)
+
+
+def _time(calls: Sequence[Callable[[], Any]]) -> dict[str, float]:
     wall: list[float] = []
     cpu: list[float] = []
     for call in calls:
@@ -112,25 +117,16 @@ def _one(size: int, options: AsOfOptions, folder: Path) -> dict[str, Any]:
         heads = [f"b{rng.randrange(beliefs)}" for _ in range(n)]
         seqs = [rng.randint(1, head) for _ in range(n)]
         reads: dict[str, dict[str, Any]] = {}
-        timed: list[tuple[str, list[Callable[[], Any]], list[Callable[[], Any]]]] = [
+        timed = [
             (
-                "truth",
-                [lambda i=i: mem.truth(i) for i in ids],
-                [lambda i=i, s=s: mem.as_of(s).truth(i) for i, s in zip(ids, seqs, strict=True)],
-            ),
-            (
-                "why",
-                [lambda h=h: mem.why(h) for h in heads],
-                [lambda h=h, s=s: mem.as_of(s).why(h) for h, s in zip(heads, seqs, strict=True)],
-            ),
-            (
-                "why_not",
-                [lambda h=h: mem.why_not(h) for h in heads],
+                read,
+                [functools.partial(getattr(mem, read), i) for i in which],
                 [
-                    lambda h=h, s=s: mem.as_of(s).why_not(h)
-                    for h, s in zip(heads, seqs, strict=True)
+                    functools.partial(_past, mem, s, read, i)
+                    for i, s in zip(which, seqs, strict=True)
                 ],
-            ),
+            )
+            for read, which in (("truth", ids), ("why", heads), ("why_not", heads))
         ]
         for name, now, then in timed:
             present, past = _time(now), _time(then)
