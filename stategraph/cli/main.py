@@ -22,11 +22,10 @@ import time
 import traceback
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from stategraph.asof import MemoryAsOf
 from stategraph.cli import demo
 from stategraph.engine.explain import confirmed_by
 from stategraph.errors import (
@@ -46,6 +45,9 @@ from stategraph.review.provenance import check_justification
 from stategraph.store.open import is_postgres, open_store
 from stategraph.store.sqlite import SQLiteStore
 from stategraph.urls import redact
+
+if TYPE_CHECKING:
+    from stategraph.asof import MemoryAsOf
 
 __all__ = ["EXIT_CODES", "main", "render_report"]
 
