@@ -638,8 +638,9 @@ def build_parser(for_command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument(
         "--deep",
         action="store_true",
-        help="with --verify: also check that the stored states, justifications, edges and "
-        "review queue hold what the log's revisions wrote (edits made outside stategraph); "
+        help="with --verify: also check that the stored states, justifications, edges, "
+        "review queue and their past (as_of) hold what the log's revisions wrote (edits made "
+        "outside stategraph); "
         f"reads every row, a few seconds a million states; exit {EXIT_INTEGRITY} if not",
     )
     p.add_argument("--limit", type=int, metavar="N", help="only the last N entries")

@@ -1487,7 +1487,7 @@ class SQLiteStore:
             names = ", ".join(kept[1].differing(actual))
             which = f"the {names} table{'s' if ', ' in names else ''} differ"
         else:
-            which = "the states, justifications, edges or review queue differ"
+            which = "the states, justifications, edges, review queue or their past differ"
         reason = (
             f"does not match the stored tables: {which} from what the log's revisions wrote "
             "(rows were edited, added or removed outside stategraph)"

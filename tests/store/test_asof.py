@@ -23,6 +23,7 @@ from stategraph.errors import (
 from stategraph.store import SCHEMA_VERSION
 
 from .test_compact_log import v3_store
+from .test_postgres import database  # noqa: F401 (a fixture)
 
 
 def seed(mem: Memory) -> Memory:
@@ -181,3 +182,23 @@ def test_a_store_written_before_the_past_was_kept(tmp_path: Path) -> None:
         assert mem.as_of(head).holding() == holding
         assert mem.as_of(head + 1).holding() == holding | {"later"}
         assert mem.verify_log(deep=True) == head + 1
+
+
+def test_a_postgresql_database_written_before_the_past_was_kept(database: str) -> None:  # noqa: F811
+    """Schema 4's migration: the past's tables, and each tenant's past kept from its head."""
+    import psycopg
+
+    with Memory(database + "?tenant=t1") as mem:
+        mem.fact("a")
+        mem.belief("b", because=["a"])
+        mem.retract("a")
+    with psycopg.connect(database, autocommit=True) as conn:  # back to schema 3, as it was
+        for table in ("states_past", "justifications_past", "review_past"):
+            conn.execute(f"DROP TABLE stategraph.{table}")
+        conn.execute("UPDATE stategraph.stategraph_schema SET version = 3")
+    with Memory(database + "?tenant=t1") as mem:
+        with pytest.raises(AsOfRangeError, match="migrated at revision 3"):
+            mem.as_of(2)
+        assert mem.as_of(3).holding() == frozenset()
+        mem.fact("c")
+        assert mem.as_of(3).holding() == frozenset() and mem.as_of(4).holding() == {"c"}
