@@ -22,7 +22,7 @@ import logging
 import os
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -34,6 +34,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import stategraph
+from stategraph.asof import MemoryAsOf
 from stategraph.engine.explain import Proof, WhyNot
 from stategraph.errors import InvalidInputError, StategraphError
 from stategraph.memory import Memory
@@ -55,9 +56,6 @@ from stategraph.service.schemas import (
 from stategraph.service.tenants import TenantStores, open_tenants
 from stategraph.store.revlog import LogEntry
 from stategraph.urls import redact_logs
-
-if TYPE_CHECKING:
-    from stategraph.asof import MemoryAsOf
 
 __all__ = ["CONFIG_ENV", "MAX_BODY", "MAX_PAGE", "InternalErrors", "app_from_env", "create_app"]
 
