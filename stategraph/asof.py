@@ -15,6 +15,7 @@ keeps showing the revision it was made for.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -43,7 +44,6 @@ class MemoryAsOf:
 
     Attributes:
         seq: the revision shown.
-        at: when it was committed (UTC, ISO 8601).
         store: the past reads (:class:`~stategraph.store.asof.PastStore`).
         policy: the memory's policy (kinds and grading are not revised).
         grounder: the memory's grounder (recall grounds queries with it).
@@ -54,8 +54,13 @@ class MemoryAsOf:
         self.seq = store.seq
         self.policy = policy
         self.grounder = grounder
-        row = store.conn.execute("SELECT at FROM revisions WHERE seq=?", (store.seq,)).fetchone()
-        self.at = str(row[0]) if row is not None else ""
+
+    @functools.cached_property
+    def at(self) -> str:
+        """When the revision shown was committed (UTC, ISO 8601)."""
+        conn = self.store.conn
+        row = conn.execute("SELECT at FROM revisions WHERE seq=?", (self.seq,)).fetchone()
+        return str(row[0]) if row is not None else ""
 
     def __repr__(self) -> str:
         return f"<MemoryAsOf revision {self.seq} at {self.at}>"

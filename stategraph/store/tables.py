@@ -14,7 +14,11 @@ to what a revision writes, not to the store:
   generalized-birthday attack on additive hashes out of reach (a 256-bit sum falls to it with
   a few thousand chosen rows).
 - **The chain carries the digest.** Each log entry's ``config`` holds ``tables``, the SHA-256 of
-  the four sums after the revision, so the hash chain (and a head kept elsewhere) covers it.
+  the sums after the revision, so the hash chain (and a head kept elsewhere) covers it.
+- **The past too.** The versions revisions replaced (:mod:`stategraph.store.past`, which
+  ``Memory.as_of`` reads) are tables of the digest like the present's; they only grow, so a
+  revision adds the hashes of the rows it keeps. Their sums enter the digest once they hold a
+  row, so a store written before the past was kept still has the digest its log chained.
   The sums themselves are a cache in ``meta`` (:data:`META_KEY`): a commit uses them only if
   they hash to the head's digest, and refuses to write otherwise (they were edited).
 - **Verification recomputes.** ``history --verify --deep`` (:meth:`SQLiteStore.verify
