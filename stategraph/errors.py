@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 __all__ = [
+    "AsOfRangeError",
     "ConcurrentChangeError",
     "DuplicateKeyError",
     "DuplicateStateError",
@@ -576,3 +577,27 @@ class ReplayUnavailableError(StategraphError, ValueError):
         self.seq = seq
         self.reason = reason
         super().__init__(f"cannot replay revision log entry {seq}: {reason}")
+
+
+class AsOfRangeError(InvalidInputError):
+    """A read of the past asked for a revision the memory cannot show: before its first
+    revision (or before the past was kept, for a store migrated from an older version), or
+    after its last one (a revision not written yet, a time in the future).
+
+    Attributes:
+        asked: what was asked for (a sequence number or a time, as given).
+        first: the earliest revision that can be read (None: the memory has no revision yet).
+        last: the latest revision (its head; 0 when there is none).
+    """
+
+    def __init__(self, asked: object, first: int | None, last: int, problem: str) -> None:
+        self.asked = asked
+        self.first = first
+        self.last = last
+        if first is None:
+            valid = "the memory has no revision yet, so it has no past to read"
+        elif first == last:
+            valid = f"the only revision that can be read is {last}"
+        else:
+            valid = f"give a revision from {first} to {last}, or a time from then on"
+        super().__init__("as_of", [("as_of", f"{problem}: {valid}")])

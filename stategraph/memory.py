@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from stategraph.asof import MemoryAsOf
 from stategraph.engine.explain import Proof, WhyNot, why, why_not
 from stategraph.engine.policy import Policy
 from stategraph.engine.revise import solve as solve_change
@@ -44,6 +45,7 @@ from stategraph.model import (
 from stategraph.prepare import Preparer
 from stategraph.review.confirm import PendingReview, pending_review, review_change
 from stategraph.review.provenance import check_change, check_justification
+from stategraph.store.asof import AsOf, PastStore, resolve
 from stategraph.store.open import open_store
 from stategraph.store.sqlite import LogEntry, Since, Store
 from stategraph.text.candidates import CandidateProposer, Proposer
@@ -616,6 +618,7 @@ class Memory:
         kinds: Sequence[str] | None = None,
         include_doubtful: bool = True,
         include_invalidated: bool = False,
+        as_of: AsOf | None = None,
     ) -> list[Recalled]:
         """The ``k`` memories that best match ``query`` (full-text ranking over words and
         grounded atoms), each with its status: what does not hold is left out unless
@@ -623,11 +626,25 @@ class Memory:
         ``ask_first``, the question to put to the user before relying on it
         (:mod:`stategraph.recall`).
 
+        With ``as_of`` (a revision or a time, as :meth:`as_of` takes), the statuses are the
+        ones then and only memories that existed then are returned; the ranking is the present
+        index's (see :meth:`MemoryAsOf.recall <stategraph.asof.MemoryAsOf.recall>`).
+
         Raises:
             InvalidInputError: an empty query, one over
                 :data:`~stategraph.recall.MAX_QUERY_CHARS`, or ``k`` outside 1..1000.
+            AsOfRangeError: ``as_of`` names no revision the memory can show.
         """
         from stategraph.recall import recall
+
+        if as_of is not None:
+            return self.as_of(as_of).recall(
+                query,
+                k,
+                kinds=kinds,
+                include_doubtful=include_doubtful,
+                include_invalidated=include_invalidated,
+            )
 
         return recall(
             self,
@@ -637,6 +654,30 @@ class Memory:
             include_doubtful=include_doubtful,
             include_invalidated=include_invalidated,
         )
+
+    def as_of(self, when: AsOf) -> MemoryAsOf:
+        """The memory as it was right after a revision: a read-only view with ``truth``,
+        ``holding``, ``states``, ``why``, ``why_not``, ``recall`` and ``pending_review``
+        answering exactly as they did then (:mod:`stategraph.asof`).
+
+        Args:
+            when: a revision's sequence number (``history`` lists them), or a time (a
+                ``datetime`` or an ISO 8601 text; without a zone, UTC), meaning the last
+                revision committed at or before it.
+
+        Raises:
+            AsOfRangeError: ``when`` is before the first revision (or, in a store migrated
+                from a stategraph that kept no past, before the migration), after the last
+                one, or a time in the future; the message gives the range that can be read.
+        """
+        from stategraph.store.sqlite import SQLiteStore
+
+        if not isinstance(self.store, SQLiteStore):
+            raise InvalidInputError(
+                "as_of", [("store", "as_of needs the SQLite or PostgreSQL store")]
+            )
+        past = PastStore(self.store, resolve(self.store, when))
+        return MemoryAsOf(past, self.policy, self.grounder)
 
     def _row(self, state_id: str) -> tuple[State, bool, Truth]:
         state_id = _id(state_id)

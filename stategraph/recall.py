@@ -28,6 +28,7 @@ from stategraph.engine.explain import WhyNot
 from stategraph.errors import InvalidInputError, StategraphError
 from stategraph.model import Entry, State, Truth
 from stategraph.store import review_queue
+from stategraph.store.asof import PastStore
 from stategraph.store.sqlite import Store
 from stategraph.text import fulltext
 
@@ -36,8 +37,15 @@ class Memory(Protocol):
     """What recall reads of a :class:`~stategraph.memory.Memory` (which calls down into this
     module: recall never imports it back)."""
 
-    store: Store
-    grounder: str | None
+    @property
+    def store(self) -> Store | PastStore:
+        """The store (or the past's reads, for a recall as of a revision)."""
+        ...
+
+    @property
+    def grounder(self) -> str | None:
+        """The grounder queries are grounded with."""
+        ...
 
     def why_not(self, state_id: str) -> WhyNot:
         """What stops each justification of a state."""
@@ -133,17 +141,21 @@ def recall(
         if not kinds:
             return []
     store = mem.store
-    fulltext.backfill(store)
+    then = store if isinstance(store, PastStore) else None  # Memory.as_of(...).recall
+    fulltext.backfill(store if then is None else then.present)
     toks = query_tokens(mem, query)
-    hits = fulltext.search(
-        store,
-        toks,
-        k,
-        kinds=kinds,
-        doubtful=include_doubtful,
-        invalidated=include_invalidated,
-        prefix=id_prefix,
-    )
+    if then is None:
+        hits = fulltext.search(
+            store,
+            toks,
+            k,
+            kinds=kinds,
+            doubtful=include_doubtful,
+            invalidated=include_invalidated,
+            prefix=id_prefix,
+        )
+    else:
+        hits = _past_hits(then, toks, k, kinds, include_doubtful, include_invalidated, id_prefix)
     words = set(toks)
     out: list[Recalled] = []
     for sid, score in hits:
@@ -151,7 +163,7 @@ def recall(
         if found is None:  # pragma: no cover - the index only names stored states
             continue
         st, active, truth = found
-        flag = review_queue.flag(store.conn, sid)  # type: ignore[attr-defined]
+        flag = then.flag(sid) if then is not None else review_queue.flag(store.conn, sid)  # type: ignore[union-attr]
         matched = [
             w for w in dict.fromkeys(fulltext.tokens(st.text, tuple(st.atoms))) if w in words
         ]
@@ -196,6 +208,41 @@ def recall(
                 )
             )
     return out
+
+
+def _past_hits(
+    then: PastStore,
+    toks: list[str],
+    k: int,
+    kinds: Sequence[str] | None,
+    doubtful: bool,
+    invalidated: bool,
+    prefix: str | None = None,
+) -> list[tuple[str, float]]:
+    """The best ``k`` matches whose status *then* is one asked for: the present index ranks
+    every status, and the past's values filter (widening the search until ``k`` pass or
+    every match was seen)."""
+    queued = {f[0] for f in then.flags()}
+    limit = max(4 * k, 50)
+    while True:
+        hits = fulltext.search(
+            then.present, toks, limit, kinds=kinds, doubtful=True, invalidated=True, prefix=prefix
+        )
+        rows = {r[0]: r for r in then._rows([h[0] for h in hits], full=False)}
+        kept = []
+        for sid, score in hits:
+            row = rows.get(sid)
+            if row is None:  # written later
+                continue
+            active, truth = bool(row[3]), row[5]
+            if not invalidated and not ((active and truth != "false") or sid in queued):
+                continue
+            if not doubtful and (truth == "undefined" or sid in queued):
+                continue
+            kept.append((sid, score))
+        if len(kept) >= k or len(hits) < limit:
+            return kept[:k]
+        limit *= 4
 
 
 def _cause(entry: Entry | None, status: str) -> str:

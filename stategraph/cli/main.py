@@ -40,6 +40,7 @@ from stategraph.urls import redact
 if TYPE_CHECKING:  # the commands import these when they run: --help stays fast
     from pydantic import BaseModel
 
+    from stategraph.asof import MemoryAsOf
     from stategraph.memory import Memory
     from stategraph.model import LostSupport, Report
 
@@ -411,8 +412,24 @@ class _Progress:
             self.stream.flush()
 
 
+def as_of_argument(p: argparse.ArgumentParser) -> None:
+    """``--as-of SEQ|TIME``: read the memory as it was (:meth:`Memory.as_of`)."""
+    p.add_argument(
+        "--as-of",
+        metavar="SEQ|TIME",
+        help="as the memory was right after revision SEQ ('history' lists them), or at an ISO "
+        "8601 TIME (the last revision committed at or before it; without a zone, UTC)",
+    )
+
+
+def _then(mem: Memory, args: argparse.Namespace) -> Memory | MemoryAsOf:
+    """The memory now, or as it was ``--as-of`` a revision or a time."""
+    return mem if args.as_of is None else mem.as_of(args.as_of)
+
+
 def _cmd_why(args: argparse.Namespace) -> int:
-    with _open(args) as mem:
+    with _open(args) as opened:
+        mem = _then(opened, args)
         if args.json:
             print(mem.why(args.id).model_dump_json(indent=2))
         else:
@@ -421,14 +438,15 @@ def _cmd_why(args: argparse.Namespace) -> int:
 
 
 def _cmd_why_not(args: argparse.Namespace) -> int:
-    with _open(args) as mem:
-        w = mem.why_not(args.id)
+    with _open(args) as opened:
+        w = _then(opened, args).why_not(args.id)
         print(w.model_dump_json(indent=2) if args.json else w.render())
     return 0
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    with _open(args) as mem:
+    with _open(args) as opened:
+        mem = _then(opened, args)
         rows: list[dict[str, Any]] = [
             {
                 "id": s.id,
@@ -671,13 +689,16 @@ def build_parser(
 
     p = store_cmd("why", "the proof of a holding state")
     p.add_argument("id")
+    as_of_argument(p)
     p.set_defaults(func=_cmd_why)
 
     p = store_cmd("why-not", "what stops each justification of a state")
     p.add_argument("id")
+    as_of_argument(p)
     p.set_defaults(func=_cmd_why_not)
 
     p = store_cmd("show", "list the states with their truth values")
+    as_of_argument(p)
     p.set_defaults(func=_cmd_show)
 
     p = store_cmd("history", "the revision log")
@@ -702,8 +723,9 @@ def build_parser(
     p.add_argument(
         "--deep",
         action="store_true",
-        help="with --verify: also check that the stored states, justifications, edges and "
-        "review queue hold what the log's revisions wrote (edits made outside stategraph); "
+        help="with --verify: also check that the stored states, justifications, edges, "
+        "review queue and their past (as_of) hold what the log's revisions wrote (edits made "
+        "outside stategraph); "
         f"reads every row, a few seconds a million states; exit {EXIT_INTEGRITY} if not",
     )
     p.add_argument("--limit", type=int, metavar="N", help="only the last N entries")

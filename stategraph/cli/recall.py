@@ -8,7 +8,7 @@ import argparse
 import json
 from typing import Any
 
-from stategraph.cli.main import _ESCAPE, EXIT_BUSY, _open, store_arguments
+from stategraph.cli.main import _ESCAPE, EXIT_BUSY, _open, as_of_argument, store_arguments
 from stategraph.recall import MAX_K
 
 __all__ = ["register"]
@@ -37,6 +37,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="also memories that no longer hold, each with why not",
     )
+    as_of_argument(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=_cmd_recall)
 
@@ -49,6 +50,7 @@ def _cmd_recall(args: argparse.Namespace) -> int:
             kinds=args.kind,
             include_doubtful=not args.no_doubtful,
             include_invalidated=args.invalidated,
+            as_of=args.as_of,
         )
     if args.json:
         print(json.dumps([r.model_dump(mode="json") for r in found], ensure_ascii=False))

@@ -1,10 +1,11 @@
 """Build a :class:`~stategraph.pictures.scene.Picture` from a store, optionally coloured by
 one revision of its log.
 
-The structure and truth values drawn are the store's as they are now; a revision's report
-(read from the log, which keeps every report) adds what that revision did to each state it
-touched. A small store is drawn whole; a large one only around the revision's cone or a
-chosen state (:mod:`stategraph.pictures.select`).
+The structure and truth values drawn are the store's as they are now, or, for a revision, as
+they were right after it (:mod:`stategraph.store.asof`: no state written later, the values
+and justifications then); that revision's report (read from the log, which keeps every
+report) adds what it did to each state it touched. A small store is drawn whole; a large one
+only around the revision's cone or a chosen state (:mod:`stategraph.pictures.select`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from stategraph.errors import InvalidInputError, UnknownStateError
 from stategraph.model import Entry, Justification, JustificationRef, Report
 from stategraph.pictures.scene import Picture, StateNode, Support
 from stategraph.pictures.select import DEFAULT_LIMIT, Selection, neighbourhood, whole
-from stategraph.store.sqlite import Store
+from stategraph.store.asof import PastStore, resolve
+from stategraph.store.sqlite import SQLiteStore, Store
 
 __all__ = ["AROUND_HOPS", "build_picture", "read_report"]
 
@@ -78,6 +80,9 @@ def build_picture(
     if hops is not None and hops < 0:
         raise InvalidInputError("picture", [("hops", "must be 0 or more")])
     report = read_report(store, revision) if revision is not None else None
+    if revision is not None and isinstance(store, SQLiteStore):
+        # the store as it was after the revision: no state written later, values then
+        store = PastStore(store, resolve(store, revision))  # type: ignore[assignment]
     title = Path(name).name if name else "memory"
     if revision is not None:
         title += f", revision {revision}"

@@ -50,6 +50,7 @@ from stategraph.model import (
     Truth,
 )
 from stategraph.store import review_queue
+from stategraph.store.asof import PastStore
 from stategraph.store.sqlite import SQLiteStore, Store
 
 __all__ = ["PendingReview", "pending_review", "review_change"]
@@ -95,17 +96,22 @@ def _sqlite(store: Store) -> SQLiteStore:
     return store
 
 
-def pending_review(store: Store, policy: Policy) -> list[PendingReview]:
+def pending_review(store: Store | PastStore, policy: Policy) -> list[PendingReview]:
     """Every state waiting for review, the oldest flag first (then by id).
 
     Read from the review queue the store keeps beside its log and from its index of undefined
     states (:mod:`stategraph.review_queue`): the cost is that of the queue, not of the store or
     its log.
     """
-    sql = _sqlite(store)
-    flagged = {sid: (seq, entry) for sid, seq, entry in review_queue.flags(sql.conn)}
-    undefined = review_queue.undefined_ids(sql.conn)
-    graph = sql.subgraph({*flagged, *undefined}, full=True)
+    if isinstance(store, PastStore):  # as it was after a revision (Memory.as_of)
+        flags, undefined = store.flags(), store.undefined_ids()
+        subgraph = store.subgraph
+    else:
+        sql = _sqlite(store)
+        flags, undefined = list(review_queue.flags(sql.conn)), review_queue.undefined_ids(sql.conn)
+        subgraph = sql.subgraph
+    flagged = {sid: (seq, entry) for sid, seq, entry in flags}
+    graph = subgraph({*flagged, *undefined}, full=True)
     cycles = _cycles(graph, policy, undefined)
     out = []
     for sid in sorted(graph.states):

@@ -34,6 +34,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import stategraph
+from stategraph.asof import MemoryAsOf
 from stategraph.engine.explain import Proof, WhyNot
 from stategraph.errors import InvalidInputError, StategraphError
 from stategraph.memory import Memory
@@ -169,6 +170,20 @@ def _fill(items: Iterator[tuple[str, bytes]], budget: int) -> tuple[list[bytes],
     return taken, None
 
 
+AsOfQuery = Annotated[
+    str | None,
+    Query(
+        description="read the memory as it was right after this revision (a sequence number) "
+        "or at this ISO 8601 time (the last revision committed at or before it)"
+    ),
+]
+
+
+def _then(mem: Memory, as_of: str | None) -> Memory | MemoryAsOf:
+    """The memory now, or as it was ``as_of`` a revision or a time."""
+    return mem if as_of is None else mem.as_of(as_of)
+
+
 @router.get("/states", response_model=list[StateView], summary="List the states")
 async def list_states(
     request: Request,
@@ -176,6 +191,7 @@ async def list_states(
     runner: Runner,
     limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
     after: Annotated[str | None, Query(description="the last id of the previous page")] = None,
+    as_of: AsOfQuery = None,
 ) -> Response:
     """Every state (active or not) with its value now, sorted by id, one page at a time.
 
@@ -186,11 +202,12 @@ async def list_states(
     budget: int = request.app.state.max_page
 
     def job(mem: Memory) -> tuple[list[bytes], str | None]:
-        ids = mem.store.ids(limit + 1, after=after)
+        store = mem.store if as_of is None else mem.as_of(as_of).store
+        ids = store.ids(limit + 1, after=after)
 
         def views() -> Iterator[tuple[str, bytes]]:
             for state_id in ids[:limit]:
-                row = mem.store.state(state_id)
+                row = store.state(state_id)
                 if row is not None:  # gone since the ids were read
                     view = StateView(state=row[0], truth=row[2], active=row[1])
                     yield state_id, _dump(view, StateView)
@@ -210,12 +227,15 @@ async def list_states(
     responses=_NOT_FOUND,
     summary="Show a state",
 )
-async def show_state(state_id: str, tenant: Tenant, runner: Runner) -> Response:
-    """One state, its value now, and whether it is still active."""
+async def show_state(
+    state_id: str, tenant: Tenant, runner: Runner, as_of: AsOfQuery = None
+) -> Response:
+    """One state, its value now (or ``as_of`` a revision), and whether it is still active."""
 
     def job(mem: Memory) -> bytes:
+        m = _then(mem, as_of)
         view = StateView(
-            state=mem.state(state_id), truth=mem.truth(state_id), active=mem.is_active(state_id)
+            state=m.state(state_id), truth=m.truth(state_id), active=m.is_active(state_id)
         )
         return _dump(view, StateView)
 
@@ -245,10 +265,12 @@ async def revise(change: Change, tenant: Tenant, runner: Runner) -> Response:
     responses={**_NOT_FOUND, **_CONFLICT},
     summary="Why a state holds",
 )
-async def why(state_id: str, tenant: Tenant, runner: Runner) -> Response:
-    """A minimal-height, non-circular proof of a holding state. 409 if it does not hold (ask
-    why-not)."""
-    return _json(await runner.read(tenant, lambda mem: _dump(mem.why(state_id), Proof)))
+async def why(state_id: str, tenant: Tenant, runner: Runner, as_of: AsOfQuery = None) -> Response:
+    """A minimal-height, non-circular proof of a holding state (held ``as_of`` a revision).
+    409 if it does not hold (ask why-not)."""
+    return _json(
+        await runner.read(tenant, lambda mem: _dump(_then(mem, as_of).why(state_id), Proof))
+    )
 
 
 @router.get(
@@ -257,10 +279,14 @@ async def why(state_id: str, tenant: Tenant, runner: Runner) -> Response:
     responses=_NOT_FOUND,
     summary="Why a state does not hold",
 )
-async def why_not(state_id: str, tenant: Tenant, runner: Runner) -> Response:
+async def why_not(
+    state_id: str, tenant: Tenant, runner: Runner, as_of: AsOfQuery = None
+) -> Response:
     """For each justification of a state, the first premise that fails or the ``unless``
-    that blocks it."""
-    return _json(await runner.read(tenant, lambda mem: _dump(mem.why_not(state_id), WhyNot)))
+    that blocks it (``as_of``: then)."""
+    return _json(
+        await runner.read(tenant, lambda mem: _dump(_then(mem, as_of).why_not(state_id), WhyNot))
+    )
 
 
 @router.get("/history", response_model=list[LogEntry], summary="The revision log")
@@ -329,11 +355,13 @@ async def verify(
 
 
 @router.get("/review", response_model=list[PendingReview], summary="What needs review")
-async def pending_review(tenant: Tenant, runner: Runner) -> Response:
+async def pending_review(tenant: Tenant, runner: Runner, as_of: AsOfQuery = None) -> Response:
     """The states waiting for a person (flagged ``needs_confirmation`` and still standing),
-    oldest flag first, each with why."""
+    oldest flag first, each with why (``as_of``: those that waited then)."""
     return _json(
-        await runner.read(tenant, lambda mem: _dump(mem.pending_review(), list[PendingReview]))
+        await runner.read(
+            tenant, lambda mem: _dump(_then(mem, as_of).pending_review(), list[PendingReview])
+        )
     )
 
 
@@ -346,6 +374,7 @@ async def recall(
     kind: Annotated[list[str] | None, Query(description="only these kinds")] = None,
     include_doubtful: bool = True,
     include_invalidated: bool = False,
+    as_of: AsOfQuery = None,
 ) -> Response:
     """The memories that best match ``q`` (full-text ranking over words and grounded atoms),
     each with its status: a memory in doubt carries ``ask_first``, the question to put to the
@@ -359,6 +388,7 @@ async def recall(
             kinds=kind,
             include_doubtful=include_doubtful,
             include_invalidated=include_invalidated,
+            as_of=as_of,
         )
         return _dump(found, list[Recalled])
 

@@ -29,6 +29,7 @@ from stategraph.engine.logic import IncrementalProgram
 from stategraph.engine.policy import Policy
 from stategraph.errors import InvalidChangeError, SelfJustificationError, UnknownStateError
 from stategraph.model import Justification, State, Truth
+from stategraph.store import past
 from stategraph.store.sqlite import SQLiteStore, canonical_json, justification_row, state_row
 from stategraph.store.tables import Sums
 from stategraph.text import atom_index
@@ -137,6 +138,11 @@ class _Load:
                     "these states with revise() so that it is revised",
                 )
         self.store.conn.executemany("INSERT INTO states VALUES (?,?,?,?,?,?,?,?)", rows)
+        # the states did not exist before this load's log entry (stategraph.store.past)
+        seq = self.store.head()[0] + 1
+        self.store.conn.executemany(
+            past.INSERT["states_past"], past.created((r[0] for r in rows), seq)
+        )
         self.store.index_terms(indexed)
         if any(st.atoms for st in indexed):
             atom_index.write(self.store.conn, indexed)

@@ -363,6 +363,74 @@ STATEMENTS: dict[str, Statement] = {
     "SELECT id, seq, entry FROM review_queue WHERE id > ? ORDER BY id LIMIT ?": _s(
         "SELECT id, seq, entry FROM review_queue WHERE tenant=%s AND id > %s ORDER BY id LIMIT %s"
     ),
+    # ---- the past (stategraph.store.past, stategraph.store.asof) ------------------------------
+    "INSERT INTO states_past VALUES (?,?,?,?,?)": _s(
+        "INSERT INTO states_past (tenant, id, until, active, superseded_by, truth) "
+        "VALUES (%s,%s,%s,%s,%s,%s)"
+    ),
+    "INSERT INTO justifications_past VALUES (?,?,?,?,?,?)": _s(
+        "INSERT INTO justifications_past (tenant, head, premises, unless, until, origin, extra) "
+        "VALUES (%s,%s,%s,%s,%s,%s,%s)"
+    ),
+    "INSERT INTO review_past VALUES (?,?,?,?)": _s(
+        "INSERT INTO review_past (tenant, id, until, seq, entry) VALUES (%s,%s,%s,%s,%s)"
+    ),
+    "SELECT id, until, active, superseded_by, truth FROM states_past "
+    "WHERE (id, until) > (?, ?) ORDER BY id, until LIMIT ?": _s(
+        "SELECT id, until, active, superseded_by, truth FROM states_past "
+        "WHERE tenant=%s AND (id, until) > (%s, %s) ORDER BY id, until LIMIT %s"
+    ),
+    "SELECT head, premises, unless, until, origin, extra FROM justifications_past "
+    "WHERE (head, premises, unless, until) > (?, ?, ?, ?) "
+    "ORDER BY head, premises, unless, until LIMIT ?": _s(
+        "SELECT head, premises, unless, until, origin, extra FROM justifications_past "
+        "WHERE tenant=%s AND (head, premises, unless, until) > (%s, %s, %s, %s) "
+        "ORDER BY head, premises, unless, until LIMIT %s"
+    ),
+    "SELECT id, until, seq, entry FROM review_past "
+    "WHERE (id, until) > (?, ?) ORDER BY id, until LIMIT ?": _s(
+        "SELECT id, until, seq, entry FROM review_past "
+        "WHERE tenant=%s AND (id, until) > (%s, %s) ORDER BY id, until LIMIT %s"
+    ),
+    "SELECT active, superseded_by, truth FROM states_past WHERE id=? AND until>? "
+    "ORDER BY until LIMIT 1": _s(
+        "SELECT active, superseded_by, truth FROM states_past "
+        "WHERE tenant=%s AND id=%s AND until>%s ORDER BY until LIMIT 1"
+    ),
+    "SELECT id, until, active, superseded_by, truth FROM states_past WHERE id IN ({})": _s(
+        "SELECT id, until, active, superseded_by, truth FROM states_past "
+        "WHERE tenant=%s AND id = ANY(%s)",
+        ids=True,
+    ),
+    "SELECT id, until, active, superseded_by, truth FROM states_past WHERE until > ? "
+    "ORDER BY until": _s(
+        "SELECT id, until, active, superseded_by, truth FROM states_past "
+        "WHERE tenant=%s AND until > %s ORDER BY until"
+    ),
+    "SELECT head, premises, unless, until, origin, extra FROM justifications_past "
+    "WHERE head IN ({})": _s(
+        "SELECT head, premises, unless, until, origin, extra FROM justifications_past "
+        "WHERE tenant=%s AND head = ANY(%s)",
+        ids=True,
+    ),
+    "SELECT id, until, seq, entry FROM review_past WHERE until > ? ORDER BY until": _s(
+        "SELECT id, until, seq, entry FROM review_past WHERE tenant=%s AND until > %s "
+        "ORDER BY until"
+    ),
+    "SELECT seq, entry FROM review_past WHERE id=? AND until>? ORDER BY until LIMIT 1": _s(
+        "SELECT seq, entry FROM review_past WHERE tenant=%s AND id=%s AND until>%s "
+        "ORDER BY until LIMIT 1"
+    ),
+    "SELECT seq, hash FROM revisions WHERE seq=?": _s(
+        "SELECT seq, hash FROM revisions WHERE tenant=%s AND seq=%s"
+    ),
+    "SELECT at FROM revisions WHERE seq=?": _s(
+        "SELECT at FROM revisions WHERE tenant=%s AND seq=%s"
+    ),
+    "SELECT seq FROM revisions WHERE at <= ? ORDER BY seq DESC LIMIT 1": _s(
+        'SELECT seq FROM revisions WHERE tenant=%s AND at COLLATE "C" <= %s '
+        "ORDER BY seq DESC LIMIT 1"
+    ),
 }
 """Every statement the store and its modules run, by its SQLite text (see the module's doc)."""
 

@@ -158,7 +158,36 @@ _V3 = [
     f"CREATE INDEX recall_docs_body ON {SCHEMA}.recall_docs USING GIN (tenant, body)",
 ]
 
-MIGRATIONS: dict[int, list[str]] = {1: _V1, 2: _V2, 3: _V3}
+_V4 = [
+    # issue 25: the versions revisions replaced (stategraph.store.past), for Memory.as_of
+    f"""CREATE TABLE {SCHEMA}.states_past (
+        {_T}, id {_ID}, until bigint NOT NULL, active integer, superseded_by text, truth text,
+        PRIMARY KEY (tenant, id, until)
+    )""",
+    f"CREATE INDEX states_past_until ON {SCHEMA}.states_past (tenant, until)",
+    f"""CREATE TABLE {SCHEMA}.justifications_past (
+        {_T},
+        head {_ID},
+        premises text NOT NULL,
+        unless text NOT NULL,
+        until bigint NOT NULL,
+        origin text,
+        extra text,
+        ident text COLLATE "C" GENERATED ALWAYS AS (md5(premises) || md5(unless)) STORED,
+        PRIMARY KEY (tenant, head, ident, until)
+    )""",
+    f"""CREATE TABLE {SCHEMA}.review_past (
+        {_T}, id {_ID}, until bigint NOT NULL, seq bigint, entry text,
+        PRIMARY KEY (tenant, id, until)
+    )""",
+    f"CREATE INDEX review_past_until ON {SCHEMA}.review_past (tenant, until)",
+    # the tenants written before: their past is kept from their head on
+    f"""INSERT INTO {SCHEMA}.meta (tenant, key, value)
+        SELECT tenant, 'past:since', max(seq)::text FROM {SCHEMA}.revisions GROUP BY tenant
+        ON CONFLICT (tenant, key) DO NOTHING""",
+]
+
+MIGRATIONS: dict[int, list[str]] = {1: _V1, 2: _V2, 3: _V3, 4: _V4}
 """The statements that bring a database from the version before to this one."""
 
 SCHEMA_VERSION = max(MIGRATIONS)
@@ -181,6 +210,9 @@ TENANT_TABLES = (
     "group_watches",
     "review_queue",
     "recall_docs",
+    "states_past",
+    "justifications_past",
+    "review_past",
     "meta",
     "tenants",
 )

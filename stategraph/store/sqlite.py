@@ -62,7 +62,7 @@ from stategraph.model import (
     Truth,
     trusted,
 )
-from stategraph.store import review_queue, tables
+from stategraph.store import past, review_queue, tables
 from stategraph.store.revlog import (
     GENESIS,
     Break,
@@ -80,9 +80,10 @@ from stategraph.text import atom_index
 
 __all__ = ["STORES", "LogEntry", "SQLiteStore", "Store"]
 
-SCHEMA_VERSION = 4
-"""4: log columns may be compressed BLOBs (:mod:`stategraph.revlog`); 3: the term index and
-judge calls; 2: clustered justifications and open/closed edges."""
+SCHEMA_VERSION = 5
+"""5: the past of the tables (:mod:`stategraph.store.past`); 4: log columns may be compressed
+BLOBs (:mod:`stategraph.revlog`); 3: the term index and judge calls; 2: clustered
+justifications and open/closed edges."""
 _CHUNK = 500  # ids per IN (...) query, well under SQLite's variable limit
 _DOC_CACHE = 1 << 18
 """Documents of the term index kept in memory at most (:meth:`SQLiteStore.postings`)."""
@@ -149,7 +150,7 @@ CREATE TABLE IF NOT EXISTS judge_cache (
     key TEXT PRIMARY KEY,
     call TEXT NOT NULL              -- the JudgeCall that answered, as JSON
 ) WITHOUT ROWID;
-""" + (atom_index.SCHEMA + review_queue.SCHEMA).replace("{", "{{").replace("}", "}}")
+""" + (atom_index.SCHEMA + review_queue.SCHEMA + past.SCHEMA).replace("{", "{{").replace("}", "}}")
 _TABLES = frozenset(
     re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", _SCHEMA.format(justifications="justifications"))
 )
@@ -613,6 +614,8 @@ class SQLiteStore:
             self._migrate_from_v2()
         # From 3: log rows may now be BLOBs. Nothing is rewritten: rows written as text stay
         # text, verify as they are, and only new rows are stored compactly.
+        if version <= 4:
+            self._keep_past_from_head()
         self.conn.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
 
     def _fill_indexes(self) -> None:
@@ -626,6 +629,15 @@ class SQLiteStore:
         if c.execute("SELECT 1 FROM atoms LIMIT 1").fetchone() is None:
             atom_index.write(c, self.with_atoms())
         review_queue.fill(c)
+
+    def _keep_past_from_head(self) -> None:
+        """A store written before the past was kept (:mod:`stategraph.store.past`) has it from
+        now on: record from which revision, so that a read of an earlier one says so."""
+        head = self._last()[0]
+        if head > 0:
+            self.conn.execute(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)", (past.SINCE_KEY, str(head))
+            )
 
     def _migrate_from_v1(self) -> None:
         """Version 1 kept justifications in a rowid table and had no flags on edges: move the
@@ -1099,7 +1111,10 @@ class SQLiteStore:
             rows = self._touched_rows(_touched(revision.writes, report))
             self._write(revision.writes)
             queue = review_queue.record(self.conn, last[0] + 1, report, set(rows.review))
-            sums = rows.moved(base, revision.writes, queue)
+            sums, kept = rows.moved(base, revision.writes, queue, last[0] + 1)
+            for table, past_rows in kept.items():
+                if past_rows:
+                    self.conn.executemany(past.INSERT[table], past_rows)
             entry = self.append(
                 (asked or report.change).model_dump_json(by_alias=True),
                 report.model_dump_json(by_alias=True),
@@ -1482,7 +1497,7 @@ class SQLiteStore:
             names = ", ".join(kept[1].differing(actual))
             which = f"the {names} table{'s' if ', ' in names else ''} differ"
         else:
-            which = "the states, justifications, edges or review queue differ"
+            which = "the states, justifications, edges, review queue or their past differ"
         reason = (
             f"does not match the stored tables: {which} from what the log's revisions wrote "
             "(rows were edited, added or removed outside stategraph)"
@@ -1635,6 +1650,15 @@ def _chained_digest(config: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+_PAST_OF = {
+    "states": "states_past",
+    "justifications": "justifications_past",
+    "review_queue": "review_past",
+}
+"""The table that keeps the past of each present table (edges have none: no read of the
+past walks them)."""
+
+
 @dataclass
 class _Touched:
     """The rows one revision touches, by table key: read before its write, then moved in
@@ -1648,17 +1672,26 @@ class _Touched:
     edges: dict[tuple[Any, ...], tuple[Any, ...]]
     review: dict[str, tuple[Any, ...]]
 
-    def moved(self, base: Sums, writes: Writes, queue: review_queue.Moved) -> Sums:
-        """``base`` moved by the revision: the rows it changed leave the sums as they were
-        read and enter them as they are now (a row it rewrote unchanged costs no hash)."""
+    def moved(
+        self, base: Sums, writes: Writes, queue: review_queue.Moved, seq: int
+    ) -> tuple[Sums, dict[str, list[tuple[Any, ...]]]]:
+        """``base`` moved by revision ``seq``: the rows it changed leave the sums as they were
+        read and enter them as they are now (a row it rewrote unchanged costs no hash); and
+        the past rows it keeps (:mod:`stategraph.store.past`), by table, which enter the
+        past's sums."""
         before = {t: dict(rows) for t, rows in self._tables().items()}
         self._write(writes, queue)
         gone, came = Sums(), Sums()
+        kept: dict[str, list[tuple[Any, ...]]] = {}
         for table, rows in self._tables().items():
             was = before[table]
             gone.sums[table] = rows_hash(table, (r for k, r in was.items() if rows.get(k) != r))
             came.sums[table] = rows_hash(table, (r for k, r in rows.items() if was.get(k) != r))
-        return base.moved(gone, came)
+            if table in _PAST_OF:
+                name = _PAST_OF[table]
+                kept[name] = past.changed_rows(table, was, rows, seq)
+                came.sums[name] = rows_hash(name, kept[name])
+        return base.moved(gone, came), kept
 
     def _tables(self) -> dict[str, dict[Any, tuple[Any, ...]]]:
         return {

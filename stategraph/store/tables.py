@@ -14,7 +14,11 @@ to what a revision writes, not to the store:
   generalized-birthday attack on additive hashes out of reach (a 256-bit sum falls to it with
   a few thousand chosen rows).
 - **The chain carries the digest.** Each log entry's ``config`` holds ``tables``, the SHA-256 of
-  the four sums after the revision, so the hash chain (and a head kept elsewhere) covers it.
+  the sums after the revision, so the hash chain (and a head kept elsewhere) covers it.
+- **The past too.** The versions revisions replaced (:mod:`stategraph.store.past`, which
+  ``Memory.as_of`` reads) are tables of the digest like the present's; they only grow, so a
+  revision adds the hashes of the rows it keeps. Their sums enter the digest once they hold a
+  row, so a store written before the past was kept still has the digest its log chained.
   The sums themselves are a cache in ``meta`` (:data:`META_KEY`): a commit uses them only if
   they hash to the head's digest, and refuses to write otherwise (they were edited).
 - **Verification recomputes.** ``history --verify --deep`` (:meth:`SQLiteStore.verify
@@ -34,6 +38,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from stategraph.store import past
+
 __all__ = [
     "CONFIG_KEY",
     "META_KEY",
@@ -49,8 +55,13 @@ CONFIG_KEY = "tables"
 META_KEY = "tables:sums"
 """The ``meta`` key of the cached sums: ``{"seq": N, "sums": {table: hex}}``."""
 
-TABLES = ("states", "justifications", "edges", "review_queue")
-"""The tables the digest covers, in the order the digest hashes their sums."""
+PRESENT = ("states", "justifications", "edges", "review_queue")
+"""The present's tables, in the order the digest hashes their sums."""
+
+TABLES = (*PRESENT, *past.TABLES)
+"""The tables the digest covers, in the order the digest hashes their sums: the present's,
+then the past's (:mod:`stategraph.store.past`), which the digest covers once they hold a row
+(so that the digest of a store written before the past was kept stays what its log says)."""
 
 _BITS = 2048
 _MASK = (1 << _BITS) - 1
@@ -77,9 +88,37 @@ SCAN = {
         "SELECT id, seq, entry FROM review_queue WHERE id > ? ORDER BY id LIMIT ?",
         1,
     ),
+    "states_past": (
+        "SELECT id, until, active, superseded_by, truth FROM states_past "
+        "WHERE (id, until) > (?, ?) ORDER BY id, until LIMIT ?",
+        2,
+    ),
+    "justifications_past": (
+        "SELECT head, premises, unless, until, origin, extra FROM justifications_past "
+        "WHERE (head, premises, unless, until) > (?, ?, ?, ?) "
+        "ORDER BY head, premises, unless, until LIMIT ?",
+        4,
+    ),
+    "review_past": (
+        "SELECT id, until, seq, entry FROM review_past "
+        "WHERE (id, until) > (?, ?) ORDER BY id, until LIMIT ?",
+        2,
+    ),
 }
 """Each table read in key order, a page at a time after the last key read (so PostgreSQL
 never holds a whole table in the client), and how many columns make the key."""
+
+_KEYS = {
+    "states": ("id",),
+    "justifications": ("head", "premises", "unless"),
+    "edges": ("src", "head"),
+    "review_queue": ("id",),
+    "states_past": ("id", "until"),
+    "justifications_past": ("head", "premises", "unless", "until"),
+    "review_past": ("id", "until"),
+}
+"""Each table's key columns (a page starts after the last key read; the first one after
+the smallest: an empty text, or -1 for a revision)."""
 
 _PAGE = 10_000
 
@@ -97,14 +136,17 @@ def rows_hash(table: str, rows: Iterable[tuple[Any, ...]]) -> int:
 
 @dataclass
 class Sums:
-    """The four tables' sums."""
+    """The digested tables' sums."""
 
     sums: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TABLES, 0))
 
     def digest(self) -> str:
-        """What the log chains: SHA-256 over the sums in :data:`TABLES` order."""
+        """What the log chains: SHA-256 over the sums in :data:`TABLES` order (the past's
+        only once it holds a row: before that, the digest is the one a store written before
+        the past was kept chained)."""
         h = hashlib.sha256()
-        for t in TABLES:
+        kept = any(self.sums[t] for t in past.TABLES)
+        for t in TABLES if kept else PRESENT:
             h.update(self.sums[t].to_bytes(_BYTES, "little"))
         return h.hexdigest()
 
@@ -129,7 +171,11 @@ class Sums:
         """The ``meta`` value back (seq, sums, rebased), or None if it is not one."""
         try:
             value = json.loads(text)
-            sums = {t: int(value["sums"][t], 16) & _MASK for t in TABLES}
+            kept = value["sums"]
+            # the past's sums are absent from a record made before the past was kept: none
+            sums = {
+                t: int(kept[t] if t in PRESENT else kept.get(t, "0"), 16) & _MASK for t in TABLES
+            }
             return int(value["seq"]), Sums(sums), value.get("rebased") is True
         except (ValueError, TypeError, KeyError, AttributeError):
             return None
@@ -140,7 +186,7 @@ class _Conn(Protocol):
 
 
 def scan(conn: _Conn) -> Sums:
-    """The sums of every row of the four tables, each read once in key order."""
+    """The sums of every row of the digested tables, each read once in key order."""
     out = Sums()
     for table in TABLES:
         out.sums[table] = rows_hash(table, _pages(conn, table))
@@ -149,7 +195,7 @@ def scan(conn: _Conn) -> Sums:
 
 def _pages(conn: _Conn, table: str) -> Iterator[tuple[Any, ...]]:
     sql, width = SCAN[table]
-    after: tuple[Any, ...] = ("",) * width
+    after: tuple[Any, ...] = tuple(-1 if c == "until" else "" for c in _KEYS[table][:width])
     while True:
         rows = conn.execute(sql, (*after, _PAGE)).fetchall()
         yield from rows

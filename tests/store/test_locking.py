@@ -131,7 +131,7 @@ def test_a_store_to_migrate_while_busy_says_busy(store_path: Path) -> None:
     with holding_lock(store_path), pytest.raises(StoreBusyError, match="store is busy"):
         SQLiteStore(store_path, busy_timeout=SHORT)
     store = SQLiteStore(store_path, busy_timeout=SHORT)
-    assert store.conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("4",)
+    assert store.conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("5",)
     store.close()
 
 

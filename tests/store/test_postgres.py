@@ -286,7 +286,7 @@ def test_a_version_1_database_is_migrated_to_group_watches_and_links(database: s
         assert {j.premises for j in mem.justifications("b")} == {("f",), ("g",)}
     with psycopg.connect(database, autocommit=True) as conn:
         (version,) = conn.execute("SELECT version FROM stategraph.stategraph_schema").fetchone()
-        assert version == 3  # issue 25: recall_docs
+        assert version == 4  # issue 25: recall_docs (3), the past for as_of (4)
 
 
 def test_schemas_are_versioned_and_a_newer_one_is_refused(database: str) -> None:
@@ -298,7 +298,7 @@ def test_schemas_are_versioned_and_a_newer_one_is_refused(database: str) -> None
         mem.fact("a")
     with psycopg.connect(database, autocommit=True) as conn:
         (version,) = conn.execute("SELECT version FROM stategraph.stategraph_schema").fetchone()
-        assert version == 3  # issue 25: recall_docs
+        assert version == 4  # issue 25: recall_docs (3), the past for as_of (4)
         conn.execute("UPDATE stategraph.stategraph_schema SET version = 99")
     with pytest.raises(StoreError, match="schema version 99"):
         open_store(database + "?tenant=t1")

@@ -33,6 +33,7 @@ PERF_OPTIONS = (
     "perf_systems",
     "text",
     "workload",
+    "asof",
 )
 """Attribute names of the options only ``bench perf`` reads."""
 
@@ -76,6 +77,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "thousands of memories share a pattern (stategraph.bench.perf.densegen), or both",
     )
     g.add_argument(
+        "--asof",
+        action="store_true",
+        default=None,
+        help="the cost of reading the past (Memory.as_of) beside the same reads now: see "
+        "stategraph.bench.perf.asof; --sizes defaults to 1e5 (with a tenth as many revisions)",
+    )
+    g.add_argument(
         "--perf-system",
         action="append",
         dest="perf_systems",
@@ -100,6 +108,8 @@ def run_command(args: argparse.Namespace, rest: list[str]) -> int:
         return 2
     if args.text:
         return _run_text(args)
+    if args.asof:
+        return _run_asof(args)
     options = PerfOptions()
     if args.sizes:
         options.sizes = args.sizes
@@ -125,6 +135,17 @@ def run_command(args: argparse.Namespace, rest: list[str]) -> int:
         s.get("agree", True) for size in doc["sizes"].values() for s in size["systems"].values()
     )
     return 0 if agree else 1
+
+
+def _run_asof(args: argparse.Namespace) -> int:
+    from stategraph.bench.perf.asof import AsOfOptions, render_asof, run_asof
+
+    options = AsOfOptions(seed=args.seed or 0)
+    if args.sizes:
+        options.sizes = args.sizes
+    doc = run_asof(options)
+    print(json.dumps(doc, indent=2, sort_keys=True) if args.json else render_asof(doc))
+    return 0
 
 
 def _run_text(args: argparse.Namespace) -> int:
