@@ -32,6 +32,7 @@ PERF_OPTIONS = (
     "profile",
     "perf_systems",
     "text",
+    "recall",
     "workload",
 )
 """Attribute names of the options only ``bench perf`` reads."""
@@ -70,6 +71,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "from-scratch linker per size (60)",
     )
     g.add_argument(
+        "--recall",
+        action="store_true",
+        default=None,
+        help="the cost of recall (bounded ranking beside the exhaustive one, over a mix of "
+        "dense, rare, English and Chinese queries) and of indexing for it on add: see "
+        "stategraph.bench.perf.recall; --sizes defaults to 1e4,1e5",
+    )
+    g.add_argument(
         "--workload",
         choices=["sparse", "dense", "both"],
         help="with --text: the household stream (sparse, the default), the dense one where "
@@ -100,6 +109,8 @@ def run_command(args: argparse.Namespace, rest: list[str]) -> int:
         return 2
     if args.text:
         return _run_text(args)
+    if args.recall:
+        return _run_recall(args)
     options = PerfOptions()
     if args.sizes:
         options.sizes = args.sizes
@@ -142,3 +153,17 @@ def _run_text(args: argparse.Namespace) -> int:
     doc = run_text(options)
     print(json.dumps(doc, indent=2, sort_keys=True) if args.json else render_text(doc))
     return 0
+
+
+def _run_recall(args: argparse.Namespace) -> int:
+    from stategraph.bench.perf.recall import RecallPerfOptions, render_recall, run_recall
+
+    options = RecallPerfOptions()
+    if args.sizes:
+        options.sizes = args.sizes
+    if args.seed is not None:
+        options.seed = args.seed
+    doc = run_recall(options)
+    print(json.dumps(doc, indent=2, sort_keys=True) if args.json else render_recall(doc))
+    agree = all(r["agree"] == r["queries"] for r in doc["recall"].values())
+    return 0 if agree else 1
