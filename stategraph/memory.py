@@ -49,6 +49,7 @@ from stategraph.store.sqlite import LogEntry, Since, Store
 from stategraph.text.candidates import CandidateProposer, Proposer
 
 if TYPE_CHECKING:
+    from stategraph.embedder import Embedder
     from stategraph.recall import Recalled
 
 __all__ = ["Alternative", "Memory", "justifications_for"]
@@ -616,12 +617,18 @@ class Memory:
         kinds: Sequence[str] | None = None,
         include_doubtful: bool = True,
         include_invalidated: bool = False,
+        embedder: Embedder | None = None,
     ) -> list[Recalled]:
         """The ``k`` memories that best match ``query`` (full-text ranking over words and
         grounded atoms), each with its status: what does not hold is left out unless
         ``include_invalidated`` (then with its why-not), and what is in doubt comes with
         ``ask_first``, the question to put to the user before relying on it
         (:mod:`stategraph.recall`).
+
+        With an ``embedder`` (e.g. :class:`~stategraph.embedder.OpenAIEmbedder`), the lexical
+        best :data:`~stategraph.recall.RERANK_DEPTH` are reordered by embedding similarity to
+        the query (:mod:`stategraph.rerank`); each memory's vector is cached in the store. If
+        the embedder fails, the lexical order stands and each result's reason says why.
 
         Raises:
             InvalidInputError: an empty query, one over
@@ -636,6 +643,7 @@ class Memory:
             kinds=kinds,
             include_doubtful=include_doubtful,
             include_invalidated=include_invalidated,
+            embedder=embedder,
         )
 
     def _row(self, state_id: str) -> tuple[State, bool, Truth]:

@@ -22,7 +22,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("judge", ("judge",)),
     ("store", ("store", "stores")),
     ("review", ("review",)),
-    ("memory", ("memory", "prepare", "importing", "recall", "__init__")),
+    ("memory", ("memory", "prepare", "importing", "recall", "rerank", "embedder", "__init__")),
     ("audit", ("audit",)),
     ("pictures", ("pictures",)),
     ("testing", ("testing",)),
