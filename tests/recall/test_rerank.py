@@ -5,7 +5,9 @@ warning, never an exception. On each store backend."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from backends import Place
@@ -142,3 +144,21 @@ def test_an_embedder_of_ones_own_that_raises_anything_loses_nothing(place: Place
     got = mem.recall("user", k=3, embedder=Broken())
     assert [r.id for r in got] == [r.id for r in mem.recall("user", k=3)]
     assert "unexpected: RuntimeError" in got[0].reason
+
+
+def test_the_cli_reranks_with_embed_model_and_url(
+    tmp_path: Path, server: ChatServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from stategraph.cli.main import EXIT_INPUT, main
+
+    path = tmp_path / "m.db"
+    with Memory(path) as mem:
+        mem.fact("tea", "the user the user the user drinks tea every morning")
+        mem.fact("dog", "the user has a dog")
+    server.script(meaning)
+    argv = ["recall", str(path), "user pet", "--json", "--embed-model", "scripted-embed"]
+    assert main([*argv, "--embed-url", server.base_url]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert [r["id"] for r in got] == ["dog", "tea"]
+    assert "reranked by embedding similarity" in got[0]["reason"]
+    assert main(["recall", str(path), "user", "--embed-url", server.base_url]) == EXIT_INPUT
