@@ -76,7 +76,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="the cost of recall (bounded ranking beside the exhaustive one, over a mix of "
         "dense, rare, English and Chinese queries) and of indexing for it on add: see "
-        "stategraph.bench.perf.recall; --sizes defaults to 1e4,1e5",
+        "stategraph.bench.perf.recall; --sizes defaults to 1e4,1e5; with --store "
+        "postgresql://..., on PostgreSQL too (a scratch tenant per size)",
     )
     g.add_argument(
         "--workload",
@@ -163,6 +164,11 @@ def _run_recall(args: argparse.Namespace) -> int:
         options.sizes = args.sizes
     if args.seed is not None:
         options.seed = args.seed
+    if args.store:
+        if not str(args.store).startswith("postgresql://"):
+            print("bench perf --recall: --store takes a postgresql:// URL", file=sys.stderr)
+            return 2
+        options.postgres = args.store
     doc = run_recall(options)
     print(json.dumps(doc, indent=2, sort_keys=True) if args.json else render_recall(doc))
     agree = all(r["agree"] == r["queries"] for r in doc["recall"].values())

@@ -62,6 +62,9 @@ class RecallPerfOptions:
     adds: int = 100
     revisions: int = 20
     k: int = 10
+    postgres: str | None = None
+    """A ``postgresql://`` URL: measure recall there too, in a scratch tenant (deleted after)
+    holding the SQLite store's memories and statuses (``postgres`` in the figures)."""
 
 
 def _ms(seconds: list[float], q: float) -> float:
@@ -157,8 +160,6 @@ def _no_fulltext() -> Iterator[None]:
 def measure_size(size: int, options: RecallPerfOptions) -> dict[str, Any]:
     """Everything measured at one size, in this process."""
     from stategraph import Memory
-    from stategraph.recall import query_tokens
-    from stategraph.text import fulltext
 
     with tempfile.TemporaryDirectory(prefix="stategraph-recall-") as tmp:
         path = Path(tmp) / "memory.db"
@@ -168,33 +169,8 @@ def measure_size(size: int, options: RecallPerfOptions) -> dict[str, Any]:
         mem = Memory(path)
         mem.recall("warm up")  # load the grounder and jieba: not timed
         mem.recall("用户")
-        rows: list[dict[str, Any]] = []
-        args: dict[str, Any] = {
-            "limit": options.k,
-            "kinds": None,
-            "doubtful": True,
-            "invalidated": False,
-        }
-        for kind, q in mix:
-            _, wall, cpu = _timed(partial(mem.recall, q, options.k))
-            toks = query_tokens(mem, q)
-            new, new_wall, new_cpu = _timed(partial(fulltext.search, mem.store, toks, **args))
-            old, old_wall, old_cpu = _timed(
-                partial(fulltext.search_exhaustive, mem.store, toks, **args)
-            )
-            rows.append(
-                {
-                    "kind": kind,
-                    "query": q,
-                    "recall": wall,
-                    "recall_cpu": cpu,
-                    "search": new_wall,
-                    "search_cpu": new_cpu,
-                    "exhaustive": old_wall,
-                    "exhaustive_cpu": old_cpu,
-                    "agree": [i for i, _ in new] == [i for i, _ in old],
-                }
-            )
+        rows = _queries_timed(mem, mix, options)
+        pg = _postgres(path, mix, options) if options.postgres else None
         bare = Memory(Path(tmp) / "no-index.db")
         first = workload.memory(0).id
         added, bare_added = [], []
@@ -218,7 +194,79 @@ def measure_size(size: int, options: RecallPerfOptions) -> dict[str, Any]:
     out["add_no_index_p50_ms"] = _ms(bare_added, 0.5)
     out["add_index_cost_ms"] = round(out["add_p50_ms"] - out["add_no_index_p50_ms"], 3)
     out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    if pg is not None:
+        out["postgres"] = pg
     return out
+
+
+def _postgres(path: Path, mix: list[tuple[str, str]], options: RecallPerfOptions) -> dict[str, Any]:
+    """The same queries on PostgreSQL: a scratch tenant holding the SQLite store's states
+    (with their statuses; not its log), indexed the way a first recall indexes an older
+    store (:func:`~stategraph.text.fulltext.backfill`)."""
+    import os
+
+    from stategraph import Memory
+    from stategraph.store.open import open_store
+    from stategraph.text import fulltext
+
+    assert options.postgres is not None
+    store = open_store(options.postgres, tenant=f"bench-recall-{os.getpid()}")
+    try:
+        conn = sqlite3.connect(path)
+        cols = "id, kind, status, active, superseded_by, truth, has_atoms, body"
+        rows = conn.execute(f"SELECT {cols} FROM states").fetchall()
+        conn.close()
+        tc: Any = store.conn
+        sql = f"COPY states (tenant, {cols}) FROM STDIN"
+        with store.transaction(), tc.errors(), tc.pg.cursor().copy(sql) as copy:
+            for row in rows:
+                copy.write_row((tc.tenant, *row))
+        _, index_s, _ = _timed(partial(fulltext.backfill, store))
+        mem = Memory(store=store)
+        mem.recall("warm up")
+        mem.recall("用户")
+        out = _queries_timed(mem, mix, options)
+        figures = _summary(out)
+        figures["index_s"] = round(index_s, 1)
+        figures["by_kind"] = {k: _summary([r for r in out if r["kind"] == k]) for k in KINDS}
+        return figures
+    finally:
+        store.purge()  # type: ignore[attr-defined]
+        store.close()
+
+
+def _queries_timed(
+    mem: Any, mix: list[tuple[str, str]], options: RecallPerfOptions
+) -> list[dict[str, Any]]:
+    """Each query of the mix: recall's time, then the bounded and the exhaustive ranking's
+    side by side on its tokens, and whether they agree."""
+    from stategraph.recall import query_tokens
+    from stategraph.text import fulltext
+
+    args: dict[str, Any] = {"limit": options.k, "kinds": None, "doubtful": True}
+    args["invalidated"] = False
+    rows: list[dict[str, Any]] = []
+    for kind, q in mix:
+        _, wall, cpu = _timed(partial(mem.recall, q, options.k))
+        toks = query_tokens(mem, q)
+        new, new_wall, new_cpu = _timed(partial(fulltext.search, mem.store, toks, **args))
+        old, old_wall, old_cpu = _timed(
+            partial(fulltext.search_exhaustive, mem.store, toks, **args)
+        )
+        rows.append(
+            {
+                "kind": kind,
+                "query": q,
+                "recall": wall,
+                "recall_cpu": cpu,
+                "search": new_wall,
+                "search_cpu": new_cpu,
+                "exhaustive": old_wall,
+                "exhaustive_cpu": old_cpu,
+                "agree": [i for i, _ in new] == [i for i, _ in old],
+            }
+        )
+    return rows
 
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -251,24 +299,29 @@ def render_recall(doc: dict[str, Any]) -> str:
     """A plain table, one row per size."""
     head = ["memories", "recall p50", "recall p99", "search p50", "search p99"]
     head += ["exhaustive p50", "exhaustive p99", "ratio", "agree", "add p50", "no index", "cost"]
+    head.insert(1, "backend")
     rows = [head]
     for size, r in doc["recall"].items():
-        rows.append(
-            [
-                f"{int(size):,}",
-                f"{r['recall_p50_ms']:.1f} ms",
-                f"{r['recall_p99_ms']:.1f} ms",
-                f"{r['search_p50_ms']:.1f} ms",
-                f"{r['search_p99_ms']:.1f} ms",
-                f"{r['exhaustive_p50_ms']:.1f} ms",
-                f"{r['exhaustive_p99_ms']:.1f} ms",
-                f"{r['ratio']:.1f}x",
-                f"{r['agree']}/{r['queries']}",
-                f"{r['add_p50_ms']:.1f} ms",
-                f"{r['add_no_index_p50_ms']:.1f} ms",
-                f"{r['add_index_cost_ms']:+.2f} ms",
-            ]
-        )
+        for backend, f in (("sqlite", r), ("postgres", r.get("postgres"))):
+            if f is None:
+                continue
+            rows.append(
+                [
+                    f"{int(size):,}",
+                    backend,
+                    f"{f['recall_p50_ms']:.1f} ms",
+                    f"{f['recall_p99_ms']:.1f} ms",
+                    f"{f['search_p50_ms']:.1f} ms",
+                    f"{f['search_p99_ms']:.1f} ms",
+                    f"{f['exhaustive_p50_ms']:.1f} ms",
+                    f"{f['exhaustive_p99_ms']:.1f} ms",
+                    f"{f['ratio']:.1f}x",
+                    f"{f['agree']}/{f['queries']}",
+                    f"{f['add_p50_ms']:.1f} ms" if "add_p50_ms" in f else "-",
+                    f"{f['add_no_index_p50_ms']:.1f} ms" if "add_p50_ms" in f else "-",
+                    f"{f['add_index_cost_ms']:+.2f} ms" if "add_p50_ms" in f else "-",
+                ]
+            )
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
     m = doc["machine"]
