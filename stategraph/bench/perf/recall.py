@@ -222,6 +222,9 @@ def _postgres(path: Path, mix: list[tuple[str, str]], options: RecallPerfOptions
             for row in rows:
                 copy.write_row((tc.tenant, *row))
         _, index_s, _ = _timed(partial(fulltext.backfill, store))
+        with tc.errors():  # the planner's statistics of the rows just copied in
+            tc.pg.execute("ANALYZE states")
+            tc.pg.execute("ANALYZE recall_docs")
         mem = Memory(store=store)
         mem.recall("warm up")
         mem.recall("用户")
