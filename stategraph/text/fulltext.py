@@ -188,10 +188,12 @@ def search(
 
     The engine ranks its matches alone (no join), and only the best of them are looked up in
     the states to drop the statuses and kinds not asked for, :data:`FIRST_DEPTH` (or
-    ``2 * limit``) at a time and four times as many each time that left too few. SQLite reads
-    them from one ranked cursor; PostgreSQL asks again with the larger ``LIMIT`` (a top-N
-    sort). The answer is the one :func:`search_exhaustive` gives, which filters every match
-    first: both take the first ``limit`` kept memories in the same order.
+    ``2 * limit``) first. SQLite reads them from one ranked cursor, four times as many each
+    time that left too few; PostgreSQL takes its best ``FIRST_DEPTH`` with a ``LIMIT`` (a
+    top-N sort), and when those leave too few, ranks the matches once more joined to their
+    states (:func:`search_exhaustive`), rather than again and again with larger limits. The
+    answer is the one :func:`search_exhaustive` gives, which filters every match first: both
+    take the first ``limit`` kept memories in the same order.
     """
     if not query:
         return []
@@ -217,15 +219,16 @@ def search(
             depth *= 4
         cur.close()
         return hits[:limit]
-    seen = 0
-    while True:
-        ranked = _ranked_pg(store, unique, depth)
-        fresh = ranked[seen:]
-        kept = _keep(store, [i for i, _ in fresh], kinds, doubtful, invalidated)
-        hits += [(i, s) for i, s in fresh if i in kept]
-        if len(hits) >= limit or len(ranked) < depth:
-            return hits[:limit]
-        seen, depth = len(ranked), depth * 4
+    ranked = _ranked_pg(store, unique, depth)
+    kept = _keep(store, [i for i, _ in ranked], kinds, doubtful, invalidated)
+    hits = [(i, s) for i, s in ranked if i in kept]
+    if len(hits) >= limit or len(ranked) < depth:
+        return hits[:limit]
+    # too many of the best did not hold: asking again with a larger LIMIT would rank every
+    # match again each time, so rank them once, joined to their states
+    return search_exhaustive(
+        store, query, limit, kinds=kinds, doubtful=doubtful, invalidated=invalidated
+    )
 
 
 def _has_index(conn: sqlite3.Connection) -> bool:
