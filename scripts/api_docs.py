@@ -33,6 +33,7 @@ OUT = ROOT / "docs" / "api.md"
 MODULES = (
     "stategraph",
     "stategraph.audit",
+    "stategraph.embedder",
     "stategraph.grounding",
     "stategraph.importing",
     "stategraph.integrations.ids",

@@ -16,6 +16,7 @@ __all__ = [
     "ConcurrentChangeError",
     "DuplicateKeyError",
     "DuplicateStateError",
+    "EmbeddingError",
     "HeadMismatchError",
     "InconsistentStoreError",
     "InputFileError",
@@ -444,6 +445,25 @@ class JudgeConfigError(StategraphError, ValueError):
         self.judge = judge
         self.fields = sorted(fields)
         super().__init__(f"{judge}: {message}")
+
+
+class EmbeddingError(StategraphError):
+    """An embedder could not give the vectors asked for (timeout, connection, HTTP status,
+    a malformed reply).
+
+    Recall catches it and keeps its lexical order, with a warning in each result's reason: an
+    embedding rerank never loses a recall.
+
+    Attributes:
+        model: the embedding model.
+        reason: what went wrong, starting with a fixed word (``timeout``, ``connection``,
+            ``http_error``, ``malformed``, ``too_large``, ``unexpected``).
+    """
+
+    def __init__(self, model: str, reason: str) -> None:
+        self.model = model
+        self.reason = reason
+        super().__init__(f"embedding model {model}: {reason}")
 
 
 class MalformedAnswerError(StategraphError, ValueError):

@@ -51,6 +51,7 @@ from stategraph.store.sqlite import LogEntry, Since, Store
 from stategraph.text.candidates import CandidateProposer, Proposer
 
 if TYPE_CHECKING:
+    from stategraph.embedder import Embedder
     from stategraph.recall import Recalled
 
 __all__ = ["Alternative", "Memory", "justifications_for"]
@@ -619,6 +620,7 @@ class Memory:
         include_doubtful: bool = True,
         include_invalidated: bool = False,
         as_of: AsOf | None = None,
+        embedder: Embedder | None = None,
     ) -> list[Recalled]:
         """The ``k`` memories that best match ``query`` (full-text ranking over words and
         grounded atoms), each with its status: what does not hold is left out unless
@@ -629,6 +631,11 @@ class Memory:
         With ``as_of`` (a revision or a time, as :meth:`as_of` takes), the statuses are the
         ones then and only memories that existed then are returned; the ranking is the present
         index's (see :meth:`MemoryAsOf.recall <stategraph.asof.MemoryAsOf.recall>`).
+
+        With an ``embedder`` (e.g. :class:`~stategraph.embedder.OpenAIEmbedder`), the lexical
+        best :data:`~stategraph.recall.RERANK_DEPTH` are reordered by embedding similarity to
+        the query (:mod:`stategraph.rerank`); each memory's vector is cached in the store. If
+        the embedder fails, the lexical order stands and each result's reason says why.
 
         Raises:
             InvalidInputError: an empty query, one over
@@ -653,6 +660,7 @@ class Memory:
             kinds=kinds,
             include_doubtful=include_doubtful,
             include_invalidated=include_invalidated,
+            embedder=embedder,
         )
 
     def as_of(self, when: AsOf) -> MemoryAsOf:

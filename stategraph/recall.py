@@ -20,7 +20,7 @@ written. Settle the answer with :meth:`Memory.confirm <stategraph.memory.Memory.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -31,6 +31,9 @@ from stategraph.store import review_queue
 from stategraph.store.asof import PastStore
 from stategraph.store.sqlite import Store
 from stategraph.text import fulltext
+
+if TYPE_CHECKING:
+    from stategraph.embedder import Embedder
 
 
 class Memory(Protocol):
@@ -52,7 +55,11 @@ class Memory(Protocol):
         ...
 
 
-__all__ = ["MAX_K", "MAX_QUERY_CHARS", "Recalled", "Status", "recall"]
+__all__ = ["MAX_K", "MAX_QUERY_CHARS", "RERANK_DEPTH", "Recalled", "Status", "recall"]
+
+RERANK_DEPTH = 50
+"""How many of the lexical best an embedding rerank reorders (at least ``k``):
+:mod:`stategraph.rerank`."""
 
 MAX_K = 1000
 """The most memories one recall returns."""
@@ -71,7 +78,8 @@ class Recalled(BaseModel):
         kind: its kind.
         text: its text.
         status: ``holds``, ``needs_confirmation``, ``undefined`` or ``invalidated``.
-        score: the full-text rank (higher is a better match; comparable within one recall).
+        score: the full-text rank (higher is a better match; comparable within one recall);
+            with an embedding rerank, the cosine similarity of the memory to the query.
         reason: why it was returned and what its status rests on, in a sentence.
         ask_first: for a memory in doubt, the question to ask the user before relying on it.
         why_not: for an invalidated memory, why it does not hold.
@@ -131,6 +139,7 @@ def recall(
     include_doubtful: bool = True,
     include_invalidated: bool = False,
     id_prefix: str | None = None,
+    embedder: Embedder | None = None,
 ) -> list[Recalled]:
     """See :meth:`Memory.recall <stategraph.memory.Memory.recall>`. ``id_prefix``: only
     memories whose id starts with it (a LangGraph namespace,
@@ -144,30 +153,43 @@ def recall(
     then = store if isinstance(store, PastStore) else None  # Memory.as_of(...).recall
     fulltext.backfill(store if then is None else then.present)
     toks = query_tokens(mem, query)
+    depth = k if embedder is None else min(max(k, RERANK_DEPTH), MAX_K)
     if then is None:
         hits = fulltext.search(
             store,
             toks,
-            k,
+            depth,
             kinds=kinds,
             doubtful=include_doubtful,
             invalidated=include_invalidated,
             prefix=id_prefix,
         )
     else:
-        hits = _past_hits(then, toks, k, kinds, include_doubtful, include_invalidated, id_prefix)
+        hits = _past_hits(
+            then, toks, depth, kinds, include_doubtful, include_invalidated, id_prefix
+        )
+    states = {sid: store.state(sid) for sid, _ in hits}
+    hits = [(sid, score) for sid, score in hits if states[sid] is not None]
+    warning: str | None = None
+    reranked = ""
+    if embedder is not None:
+        from stategraph.rerank import rerank
+
+        texts = {sid: found[0].text for sid, found in states.items() if found is not None}
+        hits, warning = rerank(store, embedder, query, hits, texts)
+        reranked = "" if warning else f"; reranked by embedding similarity ({embedder.model})"
     words = set(toks)
     out: list[Recalled] = []
-    for sid, score in hits:
-        found = store.state(sid)
-        if found is None:  # pragma: no cover - the index only names stored states
-            continue
+    for sid, score in hits[:k]:
+        found = states[sid]
+        assert found is not None
         st, active, truth = found
         flag = then.flag(sid) if then is not None else review_queue.flag(store.conn, sid)  # type: ignore[union-attr]
         matched = [
             w for w in dict.fromkeys(fulltext.tokens(st.text, tuple(st.atoms))) if w in words
         ]
         on = f"matched {', '.join(matched[:8])}" if matched else "matched the query"
+        on += reranked if warning is None else f"; {warning}"
         if flag is not None or (active and truth is Truth.undefined):
             status: Status = "needs_confirmation" if flag is not None else "undefined"
             entry = flag[2] if flag is not None else None

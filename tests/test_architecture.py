@@ -22,7 +22,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("judge", ("judge",)),
     ("store", ("store", "stores")),
     ("review", ("review",)),
-    ("memory", ("memory", "prepare", "importing", "recall", "asof", "__init__")),
+    (
+        "memory",
+        ("memory", "prepare", "importing", "recall", "asof", "rerank", "embedder", "__init__"),
+    ),
     ("integrations", ("integrations",)),
     ("audit", ("audit",)),
     ("pictures", ("pictures",)),

@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from stategraph.cli.main import _ESCAPE, EXIT_BUSY, _open, as_of_argument, store_arguments
+from stategraph.errors import InvalidInputError
 from stategraph.recall import MAX_K
 
 __all__ = ["register"]
@@ -38,20 +39,45 @@ def register(subparsers: Any) -> None:
         help="also memories that no longer hold, each with why not",
     )
     as_of_argument(p)
+    p.add_argument(
+        "--embed-model",
+        metavar="MODEL",
+        help="rerank the lexical best by this embedding model's similarity to the query, over "
+        "an OpenAI-compatible /embeddings endpoint (--embed-url, else OPENAI_BASE_URL; the key "
+        "only from OPENAI_API_KEY); vectors are cached in the store; if the endpoint fails, "
+        "the lexical order stands and each reason says why",
+    )
+    p.add_argument(
+        "--embed-url",
+        metavar="URL",
+        help="the embeddings endpoint, e.g. http://127.0.0.1:8080/v1 (with --embed-model)",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=_cmd_recall)
 
 
 def _cmd_recall(args: argparse.Namespace) -> int:
-    with _open(args) as mem:
-        found = mem.recall(
-            args.query,
-            args.k,
-            kinds=args.kind,
-            include_doubtful=not args.no_doubtful,
-            include_invalidated=args.invalidated,
-            as_of=args.as_of,
-        )
+    embedder = None
+    if args.embed_url and not args.embed_model:
+        raise InvalidInputError("recall", [("--embed-url", "is read only with --embed-model")])
+    if args.embed_model:
+        from stategraph.embedder import OpenAIEmbedder
+
+        embedder = OpenAIEmbedder.from_env(args.embed_model, base_url=args.embed_url)
+    try:
+        with _open(args) as mem:
+            found = mem.recall(
+                args.query,
+                args.k,
+                kinds=args.kind,
+                include_doubtful=not args.no_doubtful,
+                include_invalidated=args.invalidated,
+                as_of=args.as_of,
+                embedder=embedder,
+            )
+    finally:
+        if embedder is not None:
+            embedder.close()
     if args.json:
         print(json.dumps([r.model_dump(mode="json") for r in found], ensure_ascii=False))
         return 0

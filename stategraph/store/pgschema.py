@@ -187,7 +187,16 @@ _V4 = [
         ON CONFLICT (tenant, key) DO NOTHING""",
 ]
 
-MIGRATIONS: dict[int, list[str]] = {1: _V1, 2: _V2, 3: _V3, 4: _V4}
+_EMBEDDING_CACHE = [
+    # issue 25: recall's embedding rerank caches each memory's vector per model
+    # (stategraph.store.vectors); a step of its own, whatever number it lands on
+    f"""CREATE TABLE {SCHEMA}.embedding_cache (
+        {_T}, model {_ID}, id {_ID}, hash {_ID}, vector bytea NOT NULL,
+        PRIMARY KEY (tenant, model, id, hash)
+    )""",
+]
+
+MIGRATIONS: dict[int, list[str]] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _EMBEDDING_CACHE}
 """The statements that bring a database from the version before to this one."""
 
 SCHEMA_VERSION = max(MIGRATIONS)
@@ -213,6 +222,7 @@ TENANT_TABLES = (
     "states_past",
     "justifications_past",
     "review_past",
+    "embedding_cache",
     "meta",
     "tenants",
 )

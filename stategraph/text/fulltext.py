@@ -42,12 +42,14 @@ from stategraph.grounding.terms import argument_terms
 from stategraph.model import State
 
 __all__ = [
+    "FIRST_DEPTH",
     "MAX_TOKEN_CHARS",
     "SQLITE_SCHEMA",
     "TABLE",
     "backfill",
     "index",
     "search",
+    "search_exhaustive",
     "tokens",
 ]
 
@@ -164,6 +166,11 @@ def backfill(store: Any) -> None:
         store.set_setting(_FILLED, True)
 
 
+FIRST_DEPTH = 32
+"""How many of the engine's best matches a search asks for first (or ``2 * limit`` when more):
+most are kept, and each deepening asks for four times as many."""
+
+
 def search(
     store: Any,
     query: Sequence[str],
@@ -175,34 +182,159 @@ def search(
     prefix: str | None = None,
 ) -> list[tuple[str, float]]:
     """The best ``limit`` memories for the query's tokens, best first, as (id, score): higher
-    scores are better matches (BM25 negated, or ``ts_rank_cd``). ``doubtful``/``invalidated``:
-    also memories that are undecided or waiting for review / that do not hold. ``prefix``:
-    only memories whose id starts with it."""
+    scores are better matches (BM25 negated, or ``ts_rank_cd``). Equal scores come in the
+    order the memories were indexed on SQLite, in id order on PostgreSQL.
+    ``doubtful``/``invalidated``: also memories that are undecided or waiting for review /
+    that do not hold. ``prefix``: only memories whose id starts with it (the others are
+    ranked too, and dropped with the statuses not asked for).
+
+    The engine ranks its matches alone (no join), and only the best of them are looked up in
+    the states to drop the statuses and kinds not asked for, :data:`FIRST_DEPTH` (or
+    ``2 * limit``) first. SQLite reads them from one ranked cursor, four times as many each
+    time that left too few; PostgreSQL takes its best ``FIRST_DEPTH`` with a ``LIMIT`` (a
+    top-N sort), and when those leave too few, ranks the matches once more joined to their
+    states (:func:`search_exhaustive`), rather than again and again with larger limits. The
+    answer is the one :func:`search_exhaustive` gives, which filters every match first: both
+    take the first ``limit`` kept memories in the same order.
+    """
+    if not query:
+        return []
+    unique = list(dict.fromkeys(query))
+    conn = _sqlite(store)
+    depth = max(FIRST_DEPTH, 2 * limit)
+    hits: list[tuple[str, float]] = []
+    if conn is not None:
+        if not _has_index(conn):
+            return []
+        cur = conn.execute(
+            f"SELECT rowid, bm25({TABLE}) AS rank FROM {TABLE} WHERE {TABLE} MATCH ? "
+            "ORDER BY rank, rowid",
+            (_match(unique),),
+        )
+        while len(hits) < limit:
+            rows = cur.fetchmany(depth)
+            ranked = _ids(conn, rows)
+            kept = _keep(store, [i for i, _ in ranked], kinds, doubtful, invalidated, prefix)
+            hits += [(i, s) for i, s in ranked if i in kept]
+            if len(rows) < depth:
+                break
+            depth *= 4
+        cur.close()
+        return hits[:limit]
+    ranked = _ranked_pg(store, unique, depth)
+    kept = _keep(store, [i for i, _ in ranked], kinds, doubtful, invalidated, prefix)
+    hits = [(i, s) for i, s in ranked if i in kept]
+    if len(hits) >= limit or len(ranked) < depth:
+        return hits[:limit]
+    # too many of the best did not hold: asking again with a larger LIMIT would rank every
+    # match again each time, so rank them once, joined to their states
+    return search_exhaustive(
+        store,
+        query,
+        limit,
+        kinds=kinds,
+        doubtful=doubtful,
+        invalidated=invalidated,
+        prefix=prefix,
+    )
+
+
+def _has_index(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE name=?", (TABLE,)).fetchone() is not None
+
+
+def _ids(conn: sqlite3.Connection, rows: list[tuple[int, float]]) -> list[tuple[str, float]]:
+    """(rowid, bm25) rows, best first, as (memory id, score)."""
+    if not rows:
+        return []
+    marks = ",".join("?" for _ in rows)
+    names = dict(
+        conn.execute(
+            f"SELECT rowid, id FROM {TABLE} WHERE rowid IN ({marks})", [r for r, _ in rows]
+        )
+    )
+    return [(str(names[r]), -float(s)) for r, s in rows]
+
+
+def _ranked_pg(store: Any, unique: list[str], depth: int) -> list[tuple[str, float]]:
+    """PostgreSQL's best ``depth`` matches, best first."""
+    tc = store.conn
+    sql = (
+        "SELECT d.id, ts_rank_cd(d.body, q) AS score FROM recall_docs d, CAST(%s AS tsquery) q "
+        "WHERE d.tenant = %s AND d.body @@ q ORDER BY score DESC, d.id LIMIT %s"
+    )
+    with tc.errors():
+        cur = tc.pg.execute(sql, (_tsquery(unique), tc.tenant, depth))
+        return [(str(i), float(s)) for i, s in cur.fetchall()]
+
+
+def _keep(
+    store: Any,
+    ids: list[str],
+    kinds: Sequence[str] | None,
+    doubtful: bool,
+    invalidated: bool,
+    prefix: str | None,
+) -> set[str]:
+    """Those of ``ids`` whose status and kind were asked for (one read of their states)."""
+    if not ids:
+        return set()
+    conn = _sqlite(store)
+    if conn is not None:
+        where, args = _filters(kinds, doubtful, invalidated, "?", prefix=prefix)
+        marks = ",".join("?" for _ in ids)
+        sql = f"SELECT s.id FROM states s WHERE s.id IN ({marks}) {where}"
+        return {str(r[0]) for r in conn.execute(sql, (*ids, *args))}
+    tc = store.conn
+    where, args = _filters(kinds, doubtful, invalidated, "%s", tenant=tc.tenant, prefix=prefix)
+    sql = f"SELECT s.id FROM states s WHERE s.tenant = %s AND s.id = ANY(%s) {where}"
+    with tc.errors():
+        return {str(r[0]) for r in tc.pg.execute(sql, (tc.tenant, ids, *args)).fetchall()}
+
+
+def _match(unique: Sequence[str]) -> str:
+    return " OR ".join(f'"{t}"' for t in unique)
+
+
+def _tsquery(unique: Sequence[str]) -> str:
+    return " | ".join(f"'{t}'" for t in unique)
+
+
+def search_exhaustive(
+    store: Any,
+    query: Sequence[str],
+    limit: int,
+    *,
+    kinds: Sequence[str] | None,
+    doubtful: bool,
+    invalidated: bool,
+    prefix: str | None = None,
+) -> list[tuple[str, float]]:
+    """:func:`search` the slow way, kept as its reference: every match is joined to its state
+    and filtered, then ranked. Its cost grows with the matches (a word in half the memories
+    ranks half the store), which is why :func:`search` does not do this."""
     if not query:
         return []
     unique = list(dict.fromkeys(query))
     conn = _sqlite(store)
     where, args = _filters(kinds, doubtful, invalidated, "?", prefix=prefix)
     if conn is not None:
-        conn_tables = conn.execute("SELECT 1 FROM sqlite_master WHERE name=?", (TABLE,)).fetchone()
-        if conn_tables is None:
+        if not _has_index(conn):
             return []
-        match = " OR ".join(f'"{t}"' for t in unique)
         sql = (
-            f"SELECT f.id, -bm25({TABLE}) AS score FROM {TABLE} f JOIN states s ON s.id = f.id "
-            f"WHERE {TABLE} MATCH ? {where} ORDER BY score DESC, f.id LIMIT ?"
+            f"SELECT f.id, bm25({TABLE}) AS rank FROM {TABLE} f JOIN states s ON s.id = f.id "
+            f"WHERE {TABLE} MATCH ? {where} ORDER BY rank, f.rowid LIMIT ?"
         )
-        return [(str(i), float(s)) for i, s in conn.execute(sql, (match, *args, limit))]
+        return [(str(i), -float(s)) for i, s in conn.execute(sql, (_match(unique), *args, limit))]
     tc = store.conn
     where, args = _filters(kinds, doubtful, invalidated, "%s", tenant=tc.tenant, prefix=prefix)
-    tsquery = " | ".join(f"'{t}'" for t in unique)
     sql = (
         "SELECT d.id, ts_rank_cd(d.body, q) AS score FROM recall_docs d "
         "JOIN states s ON s.tenant = d.tenant AND s.id = d.id, CAST(%s AS tsquery) q "
         f"WHERE d.tenant = %s AND d.body @@ q {where} ORDER BY score DESC, d.id LIMIT %s"
     )
     with tc.errors():
-        cur = tc.pg.execute(sql, (tsquery, tc.tenant, *args, limit))
+        cur = tc.pg.execute(sql, (_tsquery(unique), tc.tenant, *args, limit))
         return [(str(i), float(s)) for i, s in cur.fetchall()]
 
 

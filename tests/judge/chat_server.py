@@ -1,6 +1,7 @@
-"""A real chat-completions server on loopback, scripted per test.
+"""A real chat-completions (and embeddings) server on loopback, scripted per test.
 
-It speaks just enough of the OpenAI API (``POST /v1/chat/completions``) for the official
+It speaks just enough of the OpenAI API (``POST /v1/chat/completions``, and
+``POST /v1/embeddings`` for recall's rerank) for the official
 ``openai`` client: OpenAI-shaped JSON with ``usage``, error bodies, headers such as
 ``retry-after``, and answers that arrive late. Each test installs a script: a function from the
 request received (and how many came before it) to the :class:`Reply` to send. Every request is
@@ -22,6 +23,7 @@ __all__ = [
     "Reply",
     "answer_json",
     "completion",
+    "embeddings",
     "error_body",
     "memory_document",
 ]
@@ -109,6 +111,18 @@ def completion(
             "completion_tokens": completion_tokens,
             "total_tokens": prompt_tokens + completion_tokens,
         },
+    }
+
+
+def embeddings(vectors: list[list[float]], model: str = "scripted") -> dict[str, Any]:
+    """An OpenAI-shaped embeddings reply, one vector per input in order."""
+    return {
+        "object": "list",
+        "data": [
+            {"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)
+        ],
+        "model": model,
+        "usage": {"prompt_tokens": 3 * len(vectors), "total_tokens": 3 * len(vectors)},
     }
 
 
@@ -203,7 +217,7 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
             headers = {key.lower(): value for key, value in self.headers.items()}
             request, reply = server._receive(self.path, headers, raw)
             try:
-                if request.path != "/v1/chat/completions":
+                if request.path not in ("/v1/chat/completions", "/v1/embeddings"):
                     reply = Reply(404, error_body(f"no route {request.path}"))
                 if reply.delay:
                     server.wait(reply.delay)

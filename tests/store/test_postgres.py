@@ -29,6 +29,7 @@ from stategraph.errors import (
     TamperedStoreError,
 )
 from stategraph.store.open import open_store
+from stategraph.store.pgschema import SCHEMA_VERSION
 
 pytestmark = pytest.mark.usefixtures("_server")
 
@@ -286,7 +287,27 @@ def test_a_version_1_database_is_migrated_to_group_watches_and_links(database: s
         assert {j.premises for j in mem.justifications("b")} == {("f",), ("g",)}
     with psycopg.connect(database, autocommit=True) as conn:
         (version,) = conn.execute("SELECT version FROM stategraph.stategraph_schema").fetchone()
-        assert version == 4  # issue 25: recall_docs (3), the past for as_of (4)
+        assert version == SCHEMA_VERSION
+
+
+def test_a_version_3_database_gets_the_embedding_cache(database: str) -> None:
+    import psycopg
+
+    from stategraph.store.pgschema import MIGRATIONS
+
+    with psycopg.connect(database, autocommit=True) as conn:
+        for step in (1, 2, 3):
+            for statement in MIGRATIONS[step]:
+                conn.execute(statement)
+        conn.execute("INSERT INTO stategraph.stategraph_schema (one, version) VALUES (TRUE, 3)")
+    with Memory(database + "?tenant=t1") as mem:
+        mem.fact("a", "the user drinks tea")
+        assert [r.id for r in mem.recall("tea")] == ["a"]
+    with psycopg.connect(database, autocommit=True) as conn:
+        (version,) = conn.execute("SELECT version FROM stategraph.stategraph_schema").fetchone()
+        assert version == SCHEMA_VERSION
+        found = conn.execute("SELECT to_regclass('stategraph.embedding_cache')").fetchone()
+        assert found is not None and found[0] is not None
 
 
 def test_schemas_are_versioned_and_a_newer_one_is_refused(database: str) -> None:
@@ -298,7 +319,7 @@ def test_schemas_are_versioned_and_a_newer_one_is_refused(database: str) -> None
         mem.fact("a")
     with psycopg.connect(database, autocommit=True) as conn:
         (version,) = conn.execute("SELECT version FROM stategraph.stategraph_schema").fetchone()
-        assert version == 4  # issue 25: recall_docs (3), the past for as_of (4)
+        assert version == SCHEMA_VERSION
         conn.execute("UPDATE stategraph.stategraph_schema SET version = 99")
     with pytest.raises(StoreError, match="schema version 99"):
         open_store(database + "?tenant=t1")

@@ -32,6 +32,7 @@ PERF_OPTIONS = (
     "profile",
     "perf_systems",
     "text",
+    "recall",
     "workload",
     "asof",
 )
@@ -69,6 +70,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="the cost of writing text memories (import, add, revise) instead: see "
         "stategraph.bench.perf.text; --sizes defaults to 1e3,1e4,1e5, --budget bounds the "
         "from-scratch linker per size (60)",
+    )
+    g.add_argument(
+        "--recall",
+        action="store_true",
+        default=None,
+        help="the cost of recall (bounded ranking beside the exhaustive one, over a mix of "
+        "dense, rare, English and Chinese queries) and of indexing for it on add: see "
+        "stategraph.bench.perf.recall; --sizes defaults to 1e4,1e5; with --store "
+        "postgresql://..., on PostgreSQL too (a scratch tenant per size)",
     )
     g.add_argument(
         "--workload",
@@ -110,6 +120,8 @@ def run_command(args: argparse.Namespace, rest: list[str]) -> int:
         return _run_text(args)
     if args.asof:
         return _run_asof(args)
+    if args.recall:
+        return _run_recall(args)
     options = PerfOptions()
     if args.sizes:
         options.sizes = args.sizes
@@ -163,3 +175,22 @@ def _run_text(args: argparse.Namespace) -> int:
     doc = run_text(options)
     print(json.dumps(doc, indent=2, sort_keys=True) if args.json else render_text(doc))
     return 0
+
+
+def _run_recall(args: argparse.Namespace) -> int:
+    from stategraph.bench.perf.recall import RecallPerfOptions, render_recall, run_recall
+
+    options = RecallPerfOptions()
+    if args.sizes:
+        options.sizes = args.sizes
+    if args.seed is not None:
+        options.seed = args.seed
+    if args.store:
+        if not str(args.store).startswith("postgresql://"):
+            print("bench perf --recall: --store takes a postgresql:// URL", file=sys.stderr)
+            return 2
+        options.postgres = args.store
+    doc = run_recall(options)
+    print(json.dumps(doc, indent=2, sort_keys=True) if args.json else render_recall(doc))
+    agree = all(r["agree"] == r["queries"] for r in doc["recall"].values())
+    return 0 if agree else 1
