@@ -416,7 +416,11 @@ def _rules_only(extra: str) -> tuple[str, ...] | None:
     return tuple(more["rules"])
 
 
+@functools.lru_cache(maxsize=1 << 15)
 def _justification(head: str, premises: str, unless: str, origin: str, extra: str) -> Justification:
+    """A ``justifications`` row as a Justification, kept for the next read of the same row:
+    a dense fact's revision reads every justification of each member it touches, and the
+    next one reads most of them again (the objects are frozen, and shared: issue 23)."""
     fields: dict[str, Any] = {
         "head": head,
         "premises": _ids(premises),
@@ -1236,17 +1240,19 @@ class SQLiteStore:
     def _touched_rows(self, keys: Keys) -> _Touched:
         """The rows one write touches, read as they are before it (the write then moves them
         in memory, :meth:`_Touched.moved`, instead of reading them back)."""
-        justs = self._select(
-            "SELECT head, premises, unless, origin, extra FROM justifications WHERE head IN ({})",
-            keys.heads,
+        sql = (
+            "SELECT head, premises, unless, origin, extra FROM justifications "
+            "WHERE head=? AND premises=? AND unless=?"
         )
+        execute = self.conn.execute
+        justs = [row for key in sorted(keys.justifications) for row in execute(sql, key)]
         queue = self._select(
             "SELECT id, seq, entry FROM review_queue WHERE id IN ({})", keys.review
         )
         return _Touched(
             states={r[0]: r for r in self._select(_STATE_ROWS, keys.states)},
             justifications={r[:3]: r for r in justs},
-            edges={r[:2]: r for r in self.edge_rows(sorted(keys.edges))},
+            edges={r[:2]: r for r in self.edge_rows(list(keys.edges))},
             review={r[0]: r for r in queue},
         )
 
@@ -1695,8 +1701,10 @@ def _touched(writes: Writes, report: Report) -> Keys:
     keys.states.update(s.id for s in writes.new_states)
     keys.states.update(writes.deactivated)
     keys.states.update(writes.truth)
-    keys.heads.update(h for h, _, _ in writes.removed)
-    keys.heads.update(j.head for j in writes.added)
+    keys.justifications.update((h, ids_json(p), ids_json(u)) for h, p, u in writes.removed)
+    keys.justifications.update(
+        (j.head, ids_json(j.premises), ids_json(j.unless)) for j in writes.added
+    )
     keys.edges.update(writes.dropped_edges)
     keys.edges.update((src, head) for _, src, head in writes.follow)
     keys.edges.update((src, j.head) for j in writes.added for src in (*j.premises, *j.unless))
