@@ -1091,7 +1091,7 @@ class SQLiteStore:
             report = revision.report
             base, config = self._tables_base(config, head=last)
             rows = self._touched_rows(_touched(revision.writes, report))
-            self._write(revision.writes)
+            self._write(revision.writes, rows.edges)
             queue = review_queue.record(self.conn, last[0] + 1, report, set(rows.review))
             sums = rows.moved(base, revision.writes, queue)
             entry = self.append(
@@ -1118,7 +1118,26 @@ class SQLiteStore:
         sql = "SELECT key, call FROM judge_cache WHERE key IN ({})"
         return {k: JudgeCall.model_validate_json(c) for k, c in self._select(sql, keys)}
 
-    def _write(self, writes: Writes) -> None:
+    def _write(
+        self, writes: Writes, stored_edges: dict[tuple[Any, ...], tuple[Any, ...]] | None = None
+    ) -> None:
+        """Run a revision's statements.
+
+        ``stored_edges``: the ``edges`` rows of every edge the revision touches, as stored
+        before it (:meth:`_touched_rows`); with them, an edge whose ``follow`` the revision
+        sets to what it already is is not updated (a dense fact's revision sets every edge
+        into each member it solves, and most keep their value).
+        """
+        follow = writes.follow
+        if stored_edges is not None:
+            dropped = set(writes.dropped_edges)
+            follow = [
+                (value, src, head)
+                for value, src, head in follow
+                if (row := stored_edges.get((src, head))) is None
+                or row[2] != value
+                or (src, head) in dropped
+            ]
         statements: list[tuple[str, Sequence[tuple[Any, ...]]]] = [
             (
                 "INSERT INTO states VALUES (?,?,?,?,?,?,?,?)",
@@ -1155,8 +1174,8 @@ class SQLiteStore:
             )
         if writes.added:
             self.add_justifications(writes.added)
-        if writes.follow:
-            self.conn.executemany("UPDATE edges SET follow=? WHERE src=? AND head=?", writes.follow)
+        if follow:
+            self.conn.executemany("UPDATE edges SET follow=? WHERE src=? AND head=?", follow)
 
     def add_justifications(self, justs: Iterable[Justification]) -> None:
         """Insert (or replace) justifications and index their edges, all open (inside a
