@@ -122,20 +122,31 @@ def derivation_levels(
         if is_base(h):
             heapq.heappush(heap, (0, ("", (), ()), h))
             continue
+        # A justification citing no head is at height 1: of those, only the smallest key can
+        # be chosen (every height-1 entry is queued before any is taken), so only it is queued
+        # (a head with sixty rule justifications over facts queues one, not sixty).
+        first: Justification | None = None
         for j in justs_of(h):
             if justification_value(j, value) is not TRUE:
                 continue
             if usable is not None and not usable(j):
                 continue
             prem = body(j)
+            if scope.isdisjoint(prem):
+                for p in prem:
+                    if p not in level:
+                        level[p] = (0, None)
+                if first is None or j.key < first.key:
+                    first = j
+                continue
             counter = [len(prem), 0]  # premises still unlevelled, max level seen
-            if not prem:
-                heapq.heappush(heap, (1, j.key, h))
-                pending_of[j.key] = j
             for p in prem:
                 if p not in scope and p not in level:
                     level[p] = (0, None)
                 waiting.setdefault(p, []).append((j, counter))
+        if first is not None:
+            heapq.heappush(heap, (1, first.key, h))
+            pending_of[first.key] = first
     # base premises outside the scope release their dependents first
     ready = [p for p, (lv, _) in level.items() if lv == 0]
     for p in sorted(ready):

@@ -44,6 +44,8 @@ __all__ = [
     "Program",
     "Rule",
     "WellFoundedModel",
+    "path_of",
+    "propagated",
     "strongly_connected",
     "well_founded",
 ]
@@ -279,6 +281,83 @@ def well_founded(program: Program, via: str = "backend") -> WellFoundedModel:
         return _alternating(program, nodes, index, via)
     except RuntimeError as exc:  # clingo reports its own failures as RuntimeError
         raise LogicError(f"clingo failed: {exc}") from exc
+
+
+def path_of(program: Program) -> str:
+    """The path :func:`well_founded` takes for this program: ``"alternating"`` when it has a
+    cycle through ``unless``, else ``"stratified"``."""
+    heads = {r.head for r in program.rules}
+    if not any(u in heads for r in program.rules for u in r.neg):
+        return "stratified"  # an unless node no rule derives has no way back
+    # A cycle runs through heads only (a node no rule derives has no edge into it), and
+    # through rules with a body: the graph of those alone is often far smaller (a cone's
+    # beliefs resting on facts outside it have bodies that the freezing emptied).
+    succ: dict[Node, list[Node]] = {}
+    for r in program.rules:
+        for b in (*r.pos, *r.neg):
+            if b in heads:
+                succ.setdefault(b, []).append(r.head)
+    comps = strongly_connected(list(succ), succ)
+    where = {n: i for i, comp in enumerate(comps) for n in comp}
+    cycle = any(
+        (w := where.get(r.head)) is not None and where.get(u) == w
+        for r in program.rules
+        for u in r.neg
+    )
+    return "alternating" if cycle else "stratified"
+
+
+def propagated(program: Program) -> tuple[frozenset[Node], Program]:
+    """The nodes the facts make true through rules whose ``not`` nodes no rule derives, and
+    the program that is left to solve for the others.
+
+    What is left is the program under transformations that keep the well-founded model
+    (Brass and Dix): a settled node becomes a fact, so its other rules go (they are not
+    minimal), it leaves the bodies it occurs in positively (success), and a rule with ``not``
+    over it goes (negative reduction); a rule citing a node that is neither a fact nor a
+    head goes (failure), and ``not`` over such a node leaves its body (positive reduction).
+    The settled nodes, facts now, are then cut loose from the rest: the well-founded model of
+    the program is the settled nodes joined to the model of the rest (:func:`well_founded`;
+    its path, though, is the whole program's: :func:`path_of`). A revision's cone is mostly
+    of this kind (beliefs resting on facts outside it), so clingo gets little or nothing to
+    solve.
+    """
+    defined = {*program.facts, *(r.head for r in program.rules)}
+    rules: list[tuple[Rule, list[Node]]] = []  # each rule and its standing negative nodes
+    for r in program.rules:
+        if any(p not in defined for p in r.pos):
+            continue
+        rules.append((r, [u for u in r.neg if u in defined]))
+    true: set[Node] = set(program.facts)
+    queue = list(true)
+    waiting: dict[Node, list[int]] = {}
+    missing = [0] * len(rules)
+    for i, (r, neg) in enumerate(rules):
+        if neg:
+            continue
+        pending = {p for p in r.pos if p not in true}
+        missing[i] = len(pending)
+        if not pending:
+            if r.head not in true:
+                true.add(r.head)
+                queue.append(r.head)
+            continue
+        for p in pending:
+            waiting.setdefault(p, []).append(i)
+    while queue:
+        node = queue.pop()
+        for i in waiting.pop(node, ()):
+            missing[i] -= 1
+            head = rules[i][0].head
+            if missing[i] == 0 and head not in true:
+                true.add(head)
+                queue.append(head)
+    rest = Program()
+    for r, neg in rules:
+        if r.head in true or any(u in true for u in neg):
+            continue
+        rest.rules.append(Rule(r.head, tuple(p for p in r.pos if p not in true), tuple(neg)))
+    return frozenset(true), rest
 
 
 def _alternating(

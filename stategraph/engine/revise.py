@@ -24,7 +24,14 @@ from typing import Protocol
 from stategraph.engine.bounded import frontier_outcome, tainted
 from stategraph.engine.explain import body, derivation_levels, failures, justification_value
 from stategraph.engine.graph import Cone, JustKey, SupportGraph
-from stategraph.engine.logic import Program, Rule, negative_components, well_founded
+from stategraph.engine.logic import (
+    Program,
+    Rule,
+    negative_components,
+    path_of,
+    propagated,
+    well_founded,
+)
 from stategraph.engine.policy import Policy
 from stategraph.errors import (
     InvalidChangeError,
@@ -296,7 +303,7 @@ class _ConeProgram:
         return node
 
     def _rule(self, j: Justification) -> Rule | None:
-        candidates = set(j.candidates())
+        candidates = set(j.candidates()) if j.origin is Origin.recovered else ()
         pos: list[Hashable] = []
         for p in body(j):
             value = self._frozen(p)
@@ -398,9 +405,11 @@ def revise(
     roots = seeds(change)
     depth = {**cone.depth, **dict.fromkeys(roots, 0)}
     solve = cone.solve | roots.keys()
-    model = well_founded(_ConeProgram(graph, policy, solve, cone.uncertain).program)
+    program = _ConeProgram(graph, policy, solve, cone.uncertain).program
+    settled, rest = propagated(program)  # what the facts settle, in Python; clingo the rest
+    model = well_founded(rest)
 
-    new = {sid: model.value(sid) for sid in solve if sid in graph}
+    new = {sid: TRUE if sid in settled else model.value(sid) for sid in solve if sid in graph}
     past_bound, past_kept = _past_bound(graph, policy, cone, loader, new)
     moved = {s for s, v in new.items() if v is not graph.value(s)}
     # States that keep their support while something they cite moved: graded, not solved.
@@ -455,7 +464,7 @@ def revise(
         cone_size=len(depth),
         solved=len(solve),
         max_depth=max_depth,
-        method=f"cone/{model.path}",
+        method=f"cone/{path_of(program)}",
         edges=edges,
     )
     return Revision(report, writes, depth)

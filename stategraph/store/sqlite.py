@@ -421,7 +421,11 @@ def _rules_only(extra: str) -> tuple[str, ...] | None:
     return tuple(more["rules"])
 
 
+@functools.lru_cache(maxsize=1 << 15)
 def _justification(head: str, premises: str, unless: str, origin: str, extra: str) -> Justification:
+    """A ``justifications`` row as a Justification, kept for the next read of the same row:
+    a dense fact's revision reads every justification of each member it touches, and the
+    next one reads most of them again (the objects are frozen, and shared: issue 23)."""
     fields: dict[str, Any] = {
         "head": head,
         "premises": _ids(premises),
@@ -1109,7 +1113,7 @@ class SQLiteStore:
             report = revision.report
             base, config = self._tables_base(config, head=last)
             rows = self._touched_rows(_touched(revision.writes, report))
-            self._write(revision.writes)
+            self._write(revision.writes, rows.edges)
             queue = review_queue.record(self.conn, last[0] + 1, report, set(rows.review))
             sums, kept = rows.moved(base, revision.writes, queue, last[0] + 1)
             for table, past_rows in kept.items():
@@ -1139,7 +1143,26 @@ class SQLiteStore:
         sql = "SELECT key, call FROM judge_cache WHERE key IN ({})"
         return {k: JudgeCall.model_validate_json(c) for k, c in self._select(sql, keys)}
 
-    def _write(self, writes: Writes) -> None:
+    def _write(
+        self, writes: Writes, stored_edges: dict[tuple[Any, ...], tuple[Any, ...]] | None = None
+    ) -> None:
+        """Run a revision's statements.
+
+        ``stored_edges``: the ``edges`` rows of every edge the revision touches, as stored
+        before it (:meth:`_touched_rows`); with them, an edge whose ``follow`` the revision
+        sets to what it already is is not updated (a dense fact's revision sets every edge
+        into each member it solves, and most keep their value).
+        """
+        follow = writes.follow
+        if stored_edges is not None:
+            dropped = set(writes.dropped_edges)
+            follow = [
+                (value, src, head)
+                for value, src, head in follow
+                if (row := stored_edges.get((src, head))) is None
+                or row[2] != value
+                or (src, head) in dropped
+            ]
         statements: list[tuple[str, Sequence[tuple[Any, ...]]]] = [
             (
                 "INSERT INTO states VALUES (?,?,?,?,?,?,?,?)",
@@ -1176,8 +1199,8 @@ class SQLiteStore:
             )
         if writes.added:
             self.add_justifications(writes.added)
-        if writes.follow:
-            self.conn.executemany("UPDATE edges SET follow=? WHERE src=? AND head=?", writes.follow)
+        if follow:
+            self.conn.executemany("UPDATE edges SET follow=? WHERE src=? AND head=?", follow)
 
     def add_justifications(self, justs: Iterable[Justification]) -> None:
         """Insert (or replace) justifications and index their edges, all open (inside a
@@ -1261,17 +1284,19 @@ class SQLiteStore:
     def _touched_rows(self, keys: Keys) -> _Touched:
         """The rows one write touches, read as they are before it (the write then moves them
         in memory, :meth:`_Touched.moved`, instead of reading them back)."""
-        justs = self._select(
-            "SELECT head, premises, unless, origin, extra FROM justifications WHERE head IN ({})",
-            keys.heads,
+        sql = (
+            "SELECT head, premises, unless, origin, extra FROM justifications "
+            "WHERE head=? AND premises=? AND unless=?"
         )
+        execute = self.conn.execute
+        justs = [row for key in sorted(keys.justifications) for row in execute(sql, key)]
         queue = self._select(
             "SELECT id, seq, entry FROM review_queue WHERE id IN ({})", keys.review
         )
         return _Touched(
             states={r[0]: r for r in self._select(_STATE_ROWS, keys.states)},
             justifications={r[:3]: r for r in justs},
-            edges={r[:2]: r for r in self.edge_rows(sorted(keys.edges))},
+            edges={r[:2]: r for r in self.edge_rows(list(keys.edges))},
             review={r[0]: r for r in queue},
         )
 
@@ -1738,8 +1763,10 @@ def _touched(writes: Writes, report: Report) -> Keys:
     keys.states.update(s.id for s in writes.new_states)
     keys.states.update(writes.deactivated)
     keys.states.update(writes.truth)
-    keys.heads.update(h for h, _, _ in writes.removed)
-    keys.heads.update(j.head for j in writes.added)
+    keys.justifications.update((h, ids_json(p), ids_json(u)) for h, p, u in writes.removed)
+    keys.justifications.update(
+        (j.head, ids_json(j.premises), ids_json(j.unless)) for j in writes.added
+    )
     keys.edges.update(writes.dropped_edges)
     keys.edges.update((src, head) for _, src, head in writes.follow)
     keys.edges.update((src, j.head) for j in writes.added for src in (*j.premises, *j.unless))

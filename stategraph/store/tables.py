@@ -209,7 +209,8 @@ class Keys:
     """The rows one revision writes, by table key."""
 
     states: set[str] = field(default_factory=set)
-    heads: set[str] = field(default_factory=set)
-    """Heads whose justifications are added or removed (all of a head's rows are read)."""
+    justifications: set[tuple[str, str, str]] = field(default_factory=set)
+    """``(head, premises, unless)`` as stored (JSON arrays): the justifications added or
+    removed, each read by its primary key (a head's other rows do not move)."""
     edges: set[tuple[str, str]] = field(default_factory=set)
     review: set[str] = field(default_factory=set)
