@@ -253,17 +253,17 @@ class Memory:
             cause ``cone_limit``. None: no cap. See ``docs/revision.md``, "A bounded revision".
         rules: rule packs (``rules/packs/<name>.lp`` by name, ``"all"``, or the path of a
             ``.lp`` file of your own) that link states through their atoms (see
-            :mod:`stategraph.linking`). Persisted in the store.
+            :mod:`stategraph.text.linking`). Persisted in the store.
         grounder: a registered grounder (``"stategraph.rule_grounder.v1"``) that fills the
             atoms of states added with text and no atoms. Persisted in the store.
         candidates: proposes candidate premises for a derived state added without a basis
-            (:mod:`stategraph.candidates`); None proposes nothing beyond its ``context``.
+            (:mod:`stategraph.text.candidates`); None proposes nothing beyond its ``context``.
         assume: a derived state added with no basis, no rule link and no candidate holds as
             an assumption of its source (an ``assumed`` justification, which ``why`` names).
             False leaves such a state without support, so it does not hold: for memories
             that must rest on declared or rule-derived support only.
         judge: asked about the candidate edges logic leaves undecided
-            (:mod:`stategraph.judging`); None: those states go to confirmation.
+            (:mod:`stategraph.judge.settle`); None: those states go to confirmation.
         judge_budget: what one revision may spend on the judge.
         busy_timeout: seconds to wait for another process's write lock (then
             :class:`~stategraph.errors.StoreBusyError`).
@@ -385,7 +385,7 @@ class Memory:
         change, and candidate (``context``) premises are checked against the rules.
 
         The change is the caller's: its justifications are ``declared`` or ``recovered``, and
-        it carries no review (:mod:`stategraph.provenance`); a person's decision is made by
+        it carries no review (:mod:`stategraph.review.provenance`); a person's decision is made by
         :meth:`confirm` or :meth:`reject`, a judge's and the rules' by the revision itself.
 
         Raises:
@@ -743,7 +743,7 @@ class Memory:
     def verify_log(self, expect_head: tuple[int, str] | None = None, deep: bool = False) -> int:
         """Check the log's hash chain (and that it still reaches ``expect_head``, a head
         recorded earlier); with ``deep``, also that the stored tables hold what the log's
-        revisions wrote (reads every row: :mod:`stategraph.tables`). Returns the number of
+        revisions wrote (reads every row: :mod:`stategraph.store.tables`). Returns the number of
         entries; raises :class:`~stategraph.errors.LogIntegrityError` (or its
         :class:`~stategraph.errors.HeadMismatchError` for a head the log does not reach)."""
         return self.store.verify(expect_head, deep)

@@ -359,7 +359,7 @@ class Justification(BaseModel):
     """For ``rule`` justifications: the rule-pack rules (``pack:line``) that linked it."""
     proposed: dict[StateId, Text] = Field(default_factory=dict)
     """For ``recovered`` justifications: how each candidate premise was found (``context``,
-    ``rule``, ``entity``, ``lexical``; see :mod:`stategraph.candidates`)."""
+    ``rule``, ``entity``, ``lexical``; see :mod:`stategraph.text.candidates`)."""
 
     _norm_premises = field_validator("premises", "unless", mode="before")(id_list)
 

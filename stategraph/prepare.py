@@ -3,7 +3,7 @@
 Before the logic runs, a change is completed: asserted states with text and no atoms are
 grounded; the rule justifications that the store's atoms now make possible are added (and
 those no longer produced are removed); a derived state asserted without a basis of its own
-gets candidate premises (:mod:`stategraph.candidates`) or, with nothing to propose, an
+gets candidate premises (:mod:`stategraph.text.candidates`) or, with nothing to propose, an
 ``assumed`` justification; the candidate premises of ``recovered`` justifications are
 checked where logic can decide them; and a supersession whose replacement still supports the
 same conclusions is marked compatible. The completed change is what the revision applies and
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 _GROUPS = "link_groups"
 """The setting naming the packs for which every linked memory's group and watches are
-recorded (:mod:`stategraph.atom_index`)."""
+recorded (:mod:`stategraph.text.atom_index`)."""
 
 _REPLACEABLE = frozenset({Origin.recovered, Origin.assumed, Origin.rule})
 """Origins a rule derivation with the same premises replaces (or refreshes)."""
@@ -485,10 +485,10 @@ class Preparer:
         was dropped. The stored justifications read are those with the identities added or
         dropped, nothing else of a member. New derived memories get their group's
         derivations whole. A group's derivations over the committed store are kept between
-        changes (:class:`~stategraph.linking.GroupCache`), so a group is evaluated once per
+        changes (:class:`~stategraph.text.linking.GroupCache`), so a group is evaluated once per
         change that concerns it. What makes this exact is that every stored member's rule
         links are its group's derivations over the committed store (the property suite
-        holds linking to :func:`~stategraph.linking.link_from_scratch` change after change).
+        holds linking to :func:`~stategraph.text.linking.link_from_scratch` change after change).
         """
         from stategraph.text.atom_index import StoreInputs, group_atoms, group_key
         from stategraph.text.linking import delta, rule_justification

@@ -6,7 +6,7 @@ returned is graded by the truth maintenance, never by the ranking:
 
 - ``holds``: the memory holds now;
 - ``needs_confirmation``: a revision flagged it and no person has settled it yet
-  (:mod:`stategraph.review_queue`);
+  (:mod:`stategraph.store.review_queue`);
 - ``undefined``: its value is undecided;
 - ``invalidated``: it does not hold (retracted, superseded, or its support is gone); only
   returned when asked for, with its :meth:`why_not <stategraph.memory.Memory.why_not>`.

@@ -6,7 +6,7 @@ by them from that file alone.
     {"seq": 3, "at": "...", "change": "<JSON>", "report": "<JSON>", "config": "<JSON>",
      "calls": "<JSON or empty>", "prev_hash": "...", "hash": "..."}
 
-Every field is what the entry's hash covers (:func:`stategraph.revlog.chain`), and ``change``,
+Every field is what the entry's hash covers (:func:`stategraph.store.revlog.chain`), and ``change``,
 ``report``, ``config`` and ``calls`` are the very texts it was computed over, as JSON strings
 (stored compressed or not, a log row is always hashed over its canonical text): re-serialising
 parsed JSON is not guaranteed to give the same bytes, a string is. ``change`` is the change as
@@ -28,7 +28,7 @@ digest), ``{"bulk_load": ...}``.
    (:class:`stategraph.judge.ReplayJudge`); each replayed report, judge calls and
    configuration must equal the logged ones byte for byte, and the first that does not is
    named with the first place it differs. Each change is revised as a caller's
-   (:mod:`stategraph.provenance`: no review, judge, rule or assumed record in it), except a
+   (:mod:`stategraph.review.provenance`: no review, judge, rule or assumed record in it), except a
    person's decision, which is made again by confirm or reject (refused for a state nothing
    had flagged) and must give the logged change.
 
@@ -111,7 +111,7 @@ class LogRow:
         return self.report.startswith(_BULK)
 
     def chained(self) -> tuple[Any, ...]:
-        """The row in the order :func:`stategraph.revlog.find_breaks` reads."""
+        """The row in the order :func:`stategraph.store.revlog.find_breaks` reads."""
         return (
             self.seq,
             self.at,
@@ -449,7 +449,7 @@ class _Replayer:
 
 
 def _without_digest(config: str) -> str:
-    """A logged configuration without the tables' digest (:mod:`stategraph.tables`), which
+    """A logged configuration without the tables' digest (:mod:`stategraph.store.tables`), which
     changes with every entry: what the replay's memories are kept by."""
     try:
         value = json.loads(config)
@@ -462,7 +462,7 @@ def _without_digest(config: str) -> str:
 
 def _compared(field: str, logged: LogRow, replayed: LogRow) -> tuple[str, str]:
     """One field of a logged entry and of its replay, as they are compared: ``config``
-    without the tables' digest (:mod:`stategraph.tables`), then ``tables``, the whole
+    without the tables' digest (:mod:`stategraph.store.tables`), then ``tables``, the whole
     configuration, with the digest left out of the replay's where the entry, written before
     the digest, has none. Every other entry's digest must be the replay's: the replay
     rebuilds the tables from the log alone."""

@@ -2,7 +2,7 @@
 
 ``review``, ``confirm`` and ``reject`` work the review queue (:mod:`stategraph.review`);
 ``audit export``, ``audit verify`` and ``audit show`` hand the log to someone without the store
-(:mod:`stategraph.audit`, :mod:`stategraph.audit_render`). Registered by
+(:mod:`stategraph.audit`, :mod:`stategraph.audit.render`). Registered by
 :mod:`stategraph.cli` like the other feature commands, with the same error handling and exit
 codes (a log that does not verify or replay exits 4).
 """

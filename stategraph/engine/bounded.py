@@ -1,7 +1,7 @@
 """The cone walk, and where it stops when a revision is bounded (``max_depth``, ``max_cone``).
 
 An unbounded revision walks the whole affected cone and solves the part of it the change can
-move (:class:`~stategraph.graph.Cone`). A bounded one walks only as far as its bound: the
+move (:class:`~stategraph.engine.graph.Cone`). A bounded one walks only as far as its bound: the
 states within it (``inside``) and the states one hop past it (the *rim*), whose edges it does
 not follow. Past the bound it reads nothing, so its work follows the bound, not the cone.
 

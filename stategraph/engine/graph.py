@@ -32,7 +32,7 @@ class Cone:
     states outside it. This is the pruning of a justification-based TMS (Doyle 1979), kept
     sound for the well-founded semantics: see ``docs/revision.md``.
 
-    A bounded revision walks only part of the cone (:mod:`stategraph.bounded`); the last
+    A bounded revision walks only part of the cone (:mod:`stategraph.engine.bounded`); the last
     three attributes say where it stopped, and are empty when it walked the whole cone.
 
     Attributes:

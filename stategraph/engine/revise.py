@@ -5,9 +5,9 @@ The steps, each cone-local so that cost follows the cone and not the store:
 1. validate the change against the graph (nothing is touched if it is malformed);
 2. apply it to the graph (the revision's own working copy of the cone);
 3. the cone: every state reachable from the changed ones along premise and ``unless`` edges,
-   and within it the states the change can move (:class:`~stategraph.graph.Cone`);
+   and within it the states the change can move (:class:`~stategraph.engine.graph.Cone`);
 4. those states as a normal program, every other state frozen at its current value, solved
-   for its well-founded model (:mod:`stategraph.logic`);
+   for its well-founded model (:mod:`stategraph.engine.logic`);
 5. the depth bound: states past ``max_depth`` whose value would change are set undecided;
 6. verdicts, reasons and consequences per touched state (:meth:`_Grader.entry`), which also
    covers the states that keep holding through their support while something they cite
@@ -65,7 +65,7 @@ __all__ = ["LinkWrites", "Revision", "Writes", "revise", "seeds", "validate"]
 
 @dataclass(frozen=True)
 class LinkWrites:
-    """What the store's atom index records with a revision (:mod:`stategraph.atom_index`).
+    """What the store's atom index records with a revision (:mod:`stategraph.text.atom_index`).
 
     Attributes:
         members: ``(group, head)``: linked memories joining their groups.
@@ -263,7 +263,7 @@ class _ConeProgram:
     A frozen-true literal is dropped from its rule, a frozen-false premise (or a frozen-true
     ``unless``) drops the whole rule, and a frozen-undefined state is kept as a node that
     blocks itself (``n :- not n``), which is undefined in the well-founded model; so is a
-    state a bounded walk left uncertain (:mod:`stategraph.bounded`), whatever its stored value.
+    state a bounded walk left uncertain (:mod:`stategraph.engine.bounded`), whatever its stored value.
     An unchecked candidate premise ``p`` becomes a node ``c`` with ``c :- p`` and
     ``c :- not c``: true while ``p`` holds, undefined otherwise.
     """
@@ -384,7 +384,7 @@ def revise(
         cone: the change's cone (:meth:`~stategraph.store.SQLiteStore.cone`, before the change).
         loader: reads more of the store.
         max_depth: the cascade bound, as reported (the store's walk applies it: see
-            :mod:`stategraph.bounded`).
+            :mod:`stategraph.engine.bounded`).
         compatible: superseded ids whose replacement still supports some of the same
             conclusions through the rules; a state that loses only a *declared* support on
             one of them may well still hold, so it goes to confirmation instead of deletion.
@@ -475,7 +475,7 @@ def _past_bound(
 ) -> tuple[set[str], set[str]]:
     """In a bounded revision, the states whose value is not known (flagged, and set undefined
     in ``new``), and the states past the bound that keep holding though a state they cite
-    moved (:mod:`stategraph.bounded`, ``docs/revision.md``)."""
+    moved (:mod:`stategraph.engine.bounded`, ``docs/revision.md``)."""
     if cone.limit is None:
         return set(), set()
     flagged = tainted(graph, new, cone.uncertain, new)
@@ -545,7 +545,7 @@ class _Grader:
         States outside the scope are settled and count as height 0: their own supports never
         cite a state the change can move, so a derivation chosen here is never circular.
 
-        With ``solved``, the derivations are supports (:class:`~stategraph.graph.Cone`), and
+        With ``solved``, the derivations are supports (:class:`~stategraph.engine.graph.Cone`), and
         their ``unless`` states must be facts or states outside ``solved``: whether a solved
         state is false may hinge on the very state it would support (``a :- not b``,
         ``b :- not a``, with ``a`` true through another justification), and a support resting

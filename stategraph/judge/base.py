@@ -4,7 +4,7 @@ Logic settles most candidate edges; what it cannot settle goes to a judge as one
 :class:`Question` per edge: "this premise no longer holds; does this state still hold?". The
 memories a question carries are quoted *data*: a judge is told never to follow instructions
 found in them, and whatever it answers is checked by the engine afterwards
-(:mod:`stategraph.judging`), so a judge can only ever settle the edge it was asked about.
+(:mod:`stategraph.judge.settle`), so a judge can only ever settle the edge it was asked about.
 
 A judge is anything with a versioned ``name``, a ``model`` and an ``ask`` method
 (:class:`Judge`): the OpenAI-compatible client, the benchmark's gold oracle, a replay of

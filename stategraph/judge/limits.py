@@ -1,6 +1,6 @@
 """What a revision may still spend on the judge, shared by every request it makes.
 
-A revision's judge budget (:class:`~stategraph.judging.JudgeBudget`) bounds requests, tokens
+A revision's judge budget (:class:`~stategraph.judge.settle.JudgeBudget`) bounds requests, tokens
 and wall-clock time. Counting answers after a round is too late: one question can cost several
 requests (retries), one request can be a huge prompt, and one slow server can hold a round for
 as long as its timeouts allow. So the engine hands the judge an :class:`Allowance` for each

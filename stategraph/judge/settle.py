@@ -148,7 +148,7 @@ def settle(
     """Ask the judge about every candidate edge logic left undecided, and re-solve.
 
     Before that, each fact the change asserts is checked against the stand-in memories it is
-    close to (:meth:`~stategraph.candidates.CandidateProposer.blockers`): a judge that
+    close to (:meth:`~stategraph.text.candidates.CandidateProposer.blockers`): a judge that
     confirms the fact defeats one adds the fact to the ``unless`` of its stand-in support.
 
     Args:

@@ -2,7 +2,7 @@
 
 :class:`PostgresTenants` (``"stategraph.postgres_tenants.v1"``, store URL ``postgresql://...``)
 implements :class:`~stategraph.service.tenants.TenantStores` over one connection pool per
-server process. Every tenant's memory is a :class:`~stategraph.pgstore.PostgresStore` on a
+server process. Every tenant's memory is a :class:`~stategraph.store.postgres.PostgresStore` on a
 pooled connection, scoped to the tenant by every statement it runs, with its own hash chain.
 The workers hold nothing of a tenant between requests: any worker, on any machine, can serve
 any tenant, and one that dies loses only the requests it had in hand.

@@ -4,7 +4,7 @@ Adding states one revision at a time computes and logs a report per state, which
 an agent writing memories as it goes and far too slow for importing a million of them. A bulk
 load validates everything, writes the rows in batches, computes the well-founded model of the
 new states once (the rules stream straight into clingo, see
-:class:`~stategraph.logic.IncrementalProgram`), and logs one summary entry with a digest of
+:class:`~stategraph.engine.logic.IncrementalProgram`), and logs one summary entry with a digest of
 what was loaded. Like a revision it is atomic: if anything fails, nothing is written.
 
 The input is streamed: states and justifications are read once, in order, and each is written
@@ -329,7 +329,7 @@ def _supports(rules: _Rules, exogenous: bytearray, true: list[bool]) -> list[int
 
     The carrying justification is one of lowest derivation height (breadth-first from the
     states that hold without a loaded derived premise), so supports never form a cycle; the
-    ``edges`` rows record which edges they leave open (:class:`~stategraph.graph.Cone`). Facts
+    ``edges`` rows record which edges they leave open (:class:`~stategraph.engine.graph.Cone`). Facts
     and states that do not hold get -1: every edge into them stays open.
     """
     truth, codes, bounds, heads = rules.truth, rules.codes, rules.bounds, rules.head

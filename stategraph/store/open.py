@@ -3,7 +3,7 @@
 - ``sqlite:///PATH`` or a plain path: :class:`~stategraph.store.SQLiteStore` (``sqlite:///m.db``
   is the relative file ``m.db``, ``sqlite:////srv/m.db`` the absolute one, as SQLAlchemy reads
   them; ``":memory:"`` a store in memory).
-- ``postgresql://...`` (or ``postgres://``): :class:`~stategraph.pgstore.PostgresStore`, with
+- ``postgresql://...`` (or ``postgres://``): :class:`~stategraph.store.postgres.PostgresStore`, with
   the optional extra ``stategraph[postgres]``. The URL is psycopg's, plus an optional
   ``tenant=NAME`` query parameter (default ``default``), which is taken off before connecting.
 

@@ -1,14 +1,14 @@
 """The PostgreSQL dialect of the store's SQL: each statement in PostgreSQL's form, tenant first.
 
 The store's logic (the cone walk, subgraphs, commits, the log, its verification) and the modules
-that keep their own tables beside it (:mod:`stategraph.atom_index`, :mod:`stategraph.review_queue`,
-:mod:`stategraph.bulk`, :mod:`stategraph.audit`) run their SQL on ``store.conn``, written for
+that keep their own tables beside it (:mod:`stategraph.text.atom_index`, :mod:`stategraph.store.review_queue`,
+:mod:`stategraph.store.bulk`, :mod:`stategraph.audit`) run their SQL on ``store.conn``, written for
 SQLite. Rather than copy that logic for a second backend, :class:`TenantConnection` stands in
 for the SQLite connection and runs, for each statement it is given, the PostgreSQL statement
 :data:`STATEMENTS` lists under that very text. Three things change on the way:
 
 - **The tenant leads every key.** Every PostgreSQL table has a ``tenant`` column first in its
-  primary key and every index (:mod:`stategraph.pgschema`), and every statement here names it
+  primary key and every index (:mod:`stategraph.store.pgschema`), and every statement here names it
   as its first parameter, which the connection supplies. So a query of one tenant's store can
   reach no other tenant's rows, and a distributed PostgreSQL can route each statement to the
   one shard that holds the tenant.
@@ -16,7 +16,7 @@ for the SQLite connection and runs, for each statement it is given, the PostgreS
   ``INSERT OR REPLACE`` / ``OR IGNORE`` become ``ON CONFLICT``, an ``IN (...)`` list becomes
   ``= ANY(%s)`` with one array parameter (no chunking).
 - **Log columns are ``bytea``.** SQLite stores a log column as TEXT or, compressed, as a BLOB
-  (:func:`stategraph.revlog.pack`); PostgreSQL's columns have one type, so both are stored
+  (:func:`stategraph.store.revlog.pack`); PostgreSQL's columns have one type, so both are stored
   as bytes: a text as its UTF-8, a packed column as it is (its first byte, 0x01, begins no
   JSON text). Reading turns them back, so the hash chain is checked over the same texts.
 
@@ -54,7 +54,7 @@ def to_bytea(value: object) -> object:
 
 
 def from_bytea(value: object) -> object:
-    """A stored log column back as :func:`stategraph.revlog.unpack` reads it: packed bytes
+    """A stored log column back as :func:`stategraph.store.revlog.unpack` reads it: packed bytes
     (format byte first) as bytes, anything else as the text it encodes."""
     if isinstance(value, memoryview):
         value = bytes(value)
@@ -257,7 +257,7 @@ STATEMENTS: dict[str, Statement] = {
     "DELETE FROM meta WHERE key = 'setting:link_groups'": _s(
         "DELETE FROM meta WHERE tenant=%s AND key = 'setting:link_groups'"
     ),
-    # ---- the atom index (stategraph.atom_index) -------------------------------------------
+    # ---- the atom index (stategraph.text.atom_index) -------------------------------------------
     "INSERT OR IGNORE INTO atoms VALUES (?, ?)": _s(
         "INSERT INTO atoms (tenant, atom, state_id) VALUES (%s,%s,%s) ON CONFLICT DO NOTHING"
     ),
@@ -316,7 +316,7 @@ STATEMENTS: dict[str, Statement] = {
         "SELECT 1 FROM link_groups WHERE tenant=%s AND grp = %s LIMIT 1"
     ),
     "SELECT 1 FROM atoms LIMIT 1": _s("SELECT 1 FROM atoms WHERE tenant=%s LIMIT 1"),
-    # ---- the review queue (stategraph.review_queue) ---------------------------------------
+    # ---- the review queue (stategraph.store.review_queue) ---------------------------------------
     "SELECT id FROM review_queue": _s("SELECT id FROM review_queue WHERE tenant=%s"),
     "SELECT id FROM review_queue WHERE id IN ({})": _s(
         "SELECT id FROM review_queue WHERE tenant=%s AND id = ANY(%s)", ids=True
@@ -336,7 +336,7 @@ STATEMENTS: dict[str, Statement] = {
     "SELECT seq, entry FROM review_queue WHERE id=?": _s(
         "SELECT seq, entry FROM review_queue WHERE tenant=%s AND id=%s"
     ),
-    # ---- the tables' digest (stategraph.tables) -------------------------------------------
+    # ---- the tables' digest (stategraph.store.tables) -------------------------------------------
     "SELECT seq, config FROM revisions ORDER BY seq DESC LIMIT 1": _s(
         "SELECT seq, config FROM revisions WHERE tenant=%s ORDER BY seq DESC LIMIT 1"
     ),

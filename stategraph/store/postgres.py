@@ -3,10 +3,10 @@
 :class:`PostgresStore` is the SQLite store's logic over another connection: it inherits
 everything :class:`~stategraph.store.SQLiteStore` does with its rows (the cone walk, subgraphs,
 commits, the hash-chained log, verification and the tamper flag), and its statements run in
-PostgreSQL's form with the tenant in every key (:mod:`stategraph.pgdialect`). What differs is
+PostgreSQL's form with the tenant in every key (:mod:`stategraph.store.pgdialect`). What differs is
 what a server database does differently from a file:
 
-- **Opening** checks the schema (:mod:`stategraph.pgschema`: created or migrated once per
+- **Opening** checks the schema (:mod:`stategraph.store.pgschema`: created or migrated once per
   database) and the tenant: with ``create``, a tenant with no store gets one (a row in
   ``tenants``); without, a missing tenant is :class:`~stategraph.errors.StoreNotFoundError`.
 - **Writes of one tenant take turns.** A write transaction begins by taking the tenant's
@@ -142,7 +142,7 @@ class PostgresStore(SQLiteStore):
         self._citus: bool | None = None
         pg = connect(url, busy_timeout) if conn is None else conn
         # It stands in for the SQLite connection the inherited logic and the store's modules
-        # run their statements on (stategraph.pgdialect), which the parent types as SQLite's.
+        # run their statements on (stategraph.store.pgdialect), which the parent types as SQLite's.
         self.conn = TenantConnection(pg, tenant, self.path, busy_timeout)  # type: ignore[assignment]
         try:
             if not checked:
@@ -179,7 +179,7 @@ class PostgresStore(SQLiteStore):
 
     def ensure_tables(self, schema: str) -> None:
         """Nothing to do: every table of the store's modules is part of the PostgreSQL schema
-        (:mod:`stategraph.pgschema`), created with the database's first store."""
+        (:mod:`stategraph.store.pgschema`), created with the database's first store."""
 
     @contextmanager
     def _locked(self) -> Iterator[None]:

@@ -31,7 +31,7 @@ from stategraph.store.revlog import UnreadableColumn, unpack
 __all__ = ["SCHEMA", "Flag", "Moved", "fill", "flag", "flags", "record", "undefined_ids"]
 
 SCHEMA = """
--- The states waiting for review (stategraph.review_queue): the entry that flagged each.
+-- The states waiting for review (stategraph.store.review_queue): the entry that flagged each.
 CREATE TABLE IF NOT EXISTS review_queue (
     id TEXT PRIMARY KEY,
     seq INTEGER NOT NULL,           -- the revision (log entry) that flagged it

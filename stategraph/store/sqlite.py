@@ -2,7 +2,7 @@
 
 The store is the memory: nothing is kept in process between revisions. A revision walks the
 affected cone through the ``edges`` index, whose rows also say which edges are open (see
-:class:`~stategraph.graph.Cone`), and asks for the *subgraph* it needs: the states it must
+:class:`~stategraph.engine.graph.Cone`), and asks for the *subgraph* it needs: the states it must
 solve or grade, plus the truth values on their boundary. So opening a store of a million
 states costs nothing and a revision costs in proportion to what its change can move, not to
 the store.
@@ -11,11 +11,11 @@ One revision is one SQLite transaction: the structural change, the new truth val
 entry are committed together or not at all. The log is a hash chain (each entry's hash covers
 the previous hash), so removing or editing an entry is detectable with :meth:`SQLiteStore.verify`,
 and removing entries from its end with a head kept elsewhere (:meth:`SQLiteStore.head`); its
-format, and how its rows are stored compactly, is :mod:`stategraph.revlog`. A failed
+format, and how its rows are stored compactly, is :mod:`stategraph.store.revlog`. A failed
 verification makes the store refuse writes until someone acknowledges it.
 
 Opening a store only reads: it is identified before anything is written to it, and the write
-lock is taken only to create or migrate one (:mod:`stategraph.sqlitefile`). In WAL mode readers
+lock is taken only to create or migrate one (:mod:`stategraph.store.sqlitefile`). In WAL mode readers
 never wait for the writer, and a writer waits for another one up to a busy timeout, then says
 the store is busy (:class:`~stategraph.errors.StoreBusyError`).
 
@@ -82,7 +82,7 @@ __all__ = ["STORES", "LogEntry", "SQLiteStore", "Store"]
 
 SCHEMA_VERSION = 5
 """5: the past of the tables (:mod:`stategraph.store.past`); 4: log columns may be compressed
-BLOBs (:mod:`stategraph.revlog`); 3: the term index and judge calls; 2: clustered
+BLOBs (:mod:`stategraph.store.revlog`); 3: the term index and judge calls; 2: clustered
 justifications and open/closed edges."""
 _CHUNK = 500  # ids per IN (...) query, well under SQLite's variable limit
 _DOC_CACHE = 1 << 18
@@ -119,7 +119,7 @@ CREATE TABLE IF NOT EXISTS edges (
                                     -- or src is cited by the support of head): graph.Cone
     PRIMARY KEY (src, head)
 ) WITHOUT ROWID;
--- The inverted index candidate proposal reads (stategraph.terms, stategraph.candidates).
+-- The inverted index candidate proposal reads (stategraph.grounding.terms, stategraph.text.candidates).
 CREATE TABLE IF NOT EXISTS docs (
     seq INTEGER PRIMARY KEY,        -- indexing order: postings are read newest first
     state_id TEXT NOT NULL,
@@ -127,7 +127,7 @@ CREATE TABLE IF NOT EXISTS docs (
     kind TEXT NOT NULL DEFAULT ''   -- the memory's kind (recent facts are candidates)
 );                                  -- (indexed by kind and seq: _fill_indexes)
 CREATE TABLE IF NOT EXISTS terms (
-    term TEXT NOT NULL,             -- 'a:<constant>' or 'g:<gram>' (stategraph.terms)
+    term TEXT NOT NULL,             -- 'a:<constant>' or 'g:<gram>' (stategraph.grounding.terms)
     doc INTEGER NOT NULL,           -- docs.seq
     PRIMARY KEY (term, doc)
 ) WITHOUT ROWID;
@@ -144,7 +144,7 @@ CREATE TABLE IF NOT EXISTS revisions (
     prev_hash TEXT NOT NULL,
     hash TEXT NOT NULL,
     calls TEXT NOT NULL DEFAULT ''  -- the judge calls made or served (JSON), '' for none
-);                                  -- change, report, calls: TEXT or BLOB (stategraph.revlog)
+);                                  -- change, report, calls: TEXT or BLOB (stategraph.store.revlog)
 -- Judge answers by question key (stategraph.judge.question_key): asked once, served again.
 CREATE TABLE IF NOT EXISTS judge_cache (
     key TEXT PRIMARY KEY,
@@ -182,7 +182,7 @@ class Store(Protocol):
         cited: Iterable[str] = (),
     ) -> Cone:
         """The affected cone of the seeds, and the part of it a change can move, walked up
-        to the bounds (:func:`stategraph.bounded.walk`)."""
+        to the bounds (:func:`stategraph.engine.bounded.walk`)."""
         ...
 
     def subgraph(self, ids: Iterable[str] = (), full: bool = False) -> SupportGraph:
@@ -738,7 +738,7 @@ class SQLiteStore:
 
         One breadth-first search over the ``edges`` index gives every hop distance; the open
         edges it meets are kept, and the states to solve are those the seeds reach along them.
-        With a bound, the search stops there (:func:`stategraph.bounded.walk`).
+        With a bound, the search stops there (:func:`stategraph.engine.bounded.walk`).
         """
         return walk(self, seeds, max_depth, max_cone, cited)
 
@@ -818,7 +818,7 @@ class SQLiteStore:
     def subgraph(self, ids: Iterable[str] = (), full: bool = False) -> SupportGraph:
         """The states ``ids`` with their justifications, and the truth values of the states
         those justifications cite (the boundary of a revision, which needs nothing else of
-        them: see :class:`~stategraph.graph.SupportGraph`).
+        them: see :class:`~stategraph.engine.graph.SupportGraph`).
 
         Args:
             ids: states to load (unknown ids are simply absent from the result).
@@ -1089,7 +1089,7 @@ class SQLiteStore:
     ) -> LogEntry:
         """Write one revision and append its log entry, in one transaction; the judge calls
         it made are logged with it, and their answers cached, and the review queue follows
-        its verdicts (:mod:`stategraph.review_queue`).
+        its verdicts (:mod:`stategraph.store.review_queue`).
 
         Args:
             revision: what to write.
@@ -1216,7 +1216,7 @@ class SQLiteStore:
             [(src, j.head) for j in justs for src in (*j.premises, *j.unless)],
         )
 
-    # ---- the tables' digest (stategraph.tables) -------------------------------------------
+    # ---- the tables' digest (stategraph.store.tables) -------------------------------------------
 
     def _tables_base(
         self,
@@ -1271,7 +1271,7 @@ class SQLiteStore:
 
     def table_sums(self) -> Sums:
         """The sums of every row of the digested tables, read now (in proportion to the
-        store: :mod:`stategraph.tables`)."""
+        store: :mod:`stategraph.store.tables`)."""
         return tables.scan(self.conn)
 
     def chain_tables(self, config: dict[str, Any], before: Sums) -> tuple[dict[str, Any], Sums]:
@@ -1328,7 +1328,7 @@ class SQLiteStore:
         the judge calls.
 
         The hash is taken over these canonical texts; the row stores them compactly
-        (:func:`stategraph.revlog.pack`). ``report`` is the object ``report_json`` was made
+        (:func:`stategraph.store.revlog.pack`). ``report`` is the object ``report_json`` was made
         from, if the caller has it (saves parsing it back); None for a bulk load's summary.
         """
         seq, prev = self._last()
@@ -1436,7 +1436,7 @@ class SQLiteStore:
         """Check the hash chain: every entry's columns against its hash, every link, no gap,
         that a store holding states has a log, and (given ``expect_head``) that the log still
         reaches that head; with ``deep``, also that the tables hold what the log's revisions
-        wrote (:mod:`stategraph.tables`: every row is read, in proportion to the store).
+        wrote (:mod:`stategraph.store.tables`: every row is read, in proportion to the store).
 
         A failure found in the store itself is also recorded there: from then on every write
         is refused (:class:`TamperedStoreError`), in this process and any other, until
@@ -1662,12 +1662,12 @@ _STATE_ROWS = (
     "SELECT id, kind, status, active, superseded_by, truth, has_atoms, body FROM states "
     "WHERE id IN ({})"
 )
-"""Whole ``states`` rows, as :mod:`stategraph.tables` hashes them."""
+"""Whole ``states`` rows, as :mod:`stategraph.store.tables` hashes them."""
 
 
 def _chained_digest(config: Any) -> str | None:
     """The tables' digest a log entry's ``config`` carries, or None (none, or unreadable:
-    :func:`stategraph.revlog.find_breaks` names an unreadable entry)."""
+    :func:`stategraph.store.revlog.find_breaks` names an unreadable entry)."""
     try:
         value = json.loads(config).get(CONFIG_KEY)
     except (TypeError, ValueError, AttributeError):

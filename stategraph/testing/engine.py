@@ -129,7 +129,7 @@ class StategraphEngine:
         self.kinds = dict(kinds) if kinds is not None else kinds_for(self.memory.policy)
         self.reports: list[Report] = []
         self.reached: set[str] = set()
-        """What this example's changes reached (:data:`~stategraph.testing.reach.FEATURES`)."""
+        """What this example's changes reached (:func:`~stategraph.testing.reach.note`)."""
         self.revised = False
 
     def add(self, node: Node, justs: Sequence[Just]) -> Report:
@@ -199,7 +199,7 @@ def rebuild(memory: Memory, *, bulk: bool = False, path: str | Path | None = Non
     justifications = memory.justifications()
     fresh = Memory(path, policy=memory.policy, candidates=None, assume=False)
     # the engine's own path: the copies keep their origins (rule, judge, review, assumed),
-    # which no caller may write (stategraph.provenance)
+    # which no caller may write (stategraph.review.provenance)
     if bulk:
         fresh._bulk_load(states, justifications)
     else:

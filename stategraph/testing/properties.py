@@ -280,7 +280,7 @@ def assert_rebuild_agrees(
 
 def assert_links_from_scratch(memory: Memory, where: str = "") -> None:
     """The rule justifications ``memory`` holds are those its rule packs give its states
-    linked from scratch with clingo (:func:`~stategraph.linking.link_from_scratch`).
+    linked from scratch with clingo (:func:`~stategraph.text.linking.link_from_scratch`).
 
     Linking is incremental (a new memory relinks only the groups of memories watching what its
     atoms match, and writes only the justifications that differ), so a missed watch, a stale

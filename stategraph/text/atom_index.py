@@ -1,6 +1,6 @@
 """The store's index of grounded atoms, and what each linked memory's derivations looked at.
 
-Incremental linking (:class:`~stategraph.linking.IncrementalLinker`) never reads the whole
+Incremental linking (:class:`~stategraph.text.linking.IncrementalLinker`) never reads the whole
 store. It needs three things, kept here in the same SQLite file as the memory:
 
 - ``atoms`` / ``atom_keys``: every atom a memory carries (retracted and superseded ones too:
@@ -10,7 +10,7 @@ store. It needs three things, kept here in the same SQLite file as the memory:
 - ``link_groups`` and ``group_watches``: the derived memories the rules link, grouped by
   their atoms (:func:`group_key`: memories with the same atoms have the same derivations,
   fifty reminders of one dose are one group), and for each group the lookup patterns its last
-  linking evaluated (:attr:`~stategraph.topdown.Goals.keys`). A new atom that matches none of
+  linking evaluated (:attr:`~stategraph.text.topdown.Goals.keys`). A new atom that matches none of
   them, and a ``next_date`` that none of them asked for, cannot change the group's
   derivations; so a new memory relinks exactly the groups watching what it brings, and a
   group's members are read only when its derivations change (issue 23: a pattern a thousand
@@ -450,7 +450,7 @@ def _ordinal(date: str) -> int | None:
 
 
 class StoreInputs:
-    """:class:`~stategraph.topdown.Inputs` over the index, with the atoms of a change not
+    """:class:`~stategraph.text.topdown.Inputs` over the index, with the atoms of a change not
     yet committed laid over it.
 
     Args:
@@ -532,7 +532,7 @@ class StoreInputs:
         return self.events(predicate).next(date)
 
     def changed_next_dates(self) -> list[str]:
-        """The ``next_date`` keys (:func:`~stategraph.topdown.next_date_key`) whose answer the
+        """The ``next_date`` keys (:func:`~stategraph.text.topdown.next_date_key`) whose answer the
         new atoms change, for dates the index already holds (a new date has no watcher).
 
         A date's answer for a predicate changes only when one of the predicate's new event

@@ -24,7 +24,7 @@ the new memories' tokens, never the store's size. A memory's text and atoms neve
 written (a change supersedes it), so the index is only ever appended to; whether a memory holds
 is read from the store when ranking.
 
-The term index (:mod:`stategraph.terms`) stays what candidate proposal uses: it looks for
+The term index (:mod:`stategraph.grounding.terms`) stays what candidate proposal uses: it looks for
 memories that share a place or a gram with a new one, whatever their words. This index is for
 ranking memories against a question.
 """

@@ -307,13 +307,13 @@ def _compiled(packs: tuple[str, ...]) -> PackProgram:
 
 class IncrementalLinker:
     """Links only what a change can affect (``incremental_linker.v1``), through the store's
-    atom index (:mod:`stategraph.atom_index`).
+    atom index (:mod:`stategraph.text.atom_index`).
 
     The memories a change relinks are the derived ones it adds, and the groups of memories
     (:class:`Evaluation`) whose last linking looked up a pattern one of the new atoms matches
     (an atom new to the inputs), the carriers of one of them (any new atom), or a
     ``next_date`` the new dates move. Each is linked by evaluating the packs top-down from
-    its atoms (:mod:`stategraph.topdown`), which gives exactly the derivations
+    its atoms (:mod:`stategraph.text.topdown`), which gives exactly the derivations
     :class:`RuleLinker` finds from scratch for it: the property suite holds the two to that,
     change after change.
 
@@ -336,7 +336,7 @@ class IncrementalLinker:
     def affected(
         self, index: LinkIndex, inputs: StoreInputs, new: Iterable[clingo.Symbol]
     ) -> set[str]:
-        """The stored groups (:func:`~stategraph.atom_index.group_key`) whose derivations
+        """The stored groups (:func:`~stategraph.text.atom_index.group_key`) whose derivations
         the new atoms may change."""
         from stategraph.text.topdown import carrier_key, pattern_keys
 
@@ -450,7 +450,7 @@ class GroupCache:
     stored when it was linked, is stored with its atoms), and are forgotten if it is not.
     Everything is forgotten when the store's version moves other than by this memory's own
     commits (another connection committed, or a rollback undid rows:
-    :meth:`~stategraph.atom_index.LinkIndex.version`), or when there is no such version
+    :meth:`~stategraph.text.atom_index.LinkIndex.version`), or when there is no such version
     (PostgreSQL).
 
     Args:
