@@ -34,10 +34,8 @@ def _resolves(dotted: str) -> bool:
         for part in parts[i:]:
             if hasattr(obj, part):
                 obj = getattr(obj, part)
-            elif isinstance(obj, type) and _instance_attribute(obj, part):
-                return True
             else:
-                return False
+                return isinstance(obj, type) and _instance_attribute(obj, part)
         return True
     return False
 

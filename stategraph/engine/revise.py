@@ -263,7 +263,8 @@ class _ConeProgram:
     A frozen-true literal is dropped from its rule, a frozen-false premise (or a frozen-true
     ``unless``) drops the whole rule, and a frozen-undefined state is kept as a node that
     blocks itself (``n :- not n``), which is undefined in the well-founded model; so is a
-    state a bounded walk left uncertain (:mod:`stategraph.engine.bounded`), whatever its stored value.
+    state a bounded walk left uncertain (:mod:`stategraph.engine.bounded`), whatever its
+    stored value.
     An unchecked candidate premise ``p`` becomes a node ``c`` with ``c :- p`` and
     ``c :- not c``: true while ``p`` holds, undefined otherwise.
     """

@@ -100,8 +100,8 @@ def pending_review(store: Store | PastStore, policy: Policy) -> list[PendingRevi
     """Every state waiting for review, the oldest flag first (then by id).
 
     Read from the review queue the store keeps beside its log and from its index of undefined
-    states (:mod:`stategraph.store.review_queue`): the cost is that of the queue, not of the store or
-    its log.
+    states (:mod:`stategraph.store.review_queue`): the cost is that of the queue, not of the
+    store or its log.
     """
     if isinstance(store, PastStore):  # as it was after a revision (Memory.as_of)
         flags, undefined = store.flags(), store.undefined_ids()

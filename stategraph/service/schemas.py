@@ -2,8 +2,9 @@
 models do not already describe.
 
 Reports, states, proofs, log entries and changes go over the wire as the library's pydantic
-models (:mod:`stategraph.model`, :mod:`stategraph.engine.explain`, :mod:`stategraph.store.revlog`), so the
-OpenAPI schema and the MCP tools' schemas are the library's. What is here is the shorthand
+models (:mod:`stategraph.model`, :mod:`stategraph.engine.explain`,
+:mod:`stategraph.store.revlog`), so the OpenAPI schema and the MCP tools' schemas are the
+library's. What is here is the shorthand
 ``Memory.add`` takes as arguments (``because``, ``unless``, ``context``), made a body, and a few
 small views.
 """

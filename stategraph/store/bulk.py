@@ -329,8 +329,9 @@ def _supports(rules: _Rules, exogenous: bytearray, true: list[bool]) -> list[int
 
     The carrying justification is one of lowest derivation height (breadth-first from the
     states that hold without a loaded derived premise), so supports never form a cycle; the
-    ``edges`` rows record which edges they leave open (:class:`~stategraph.engine.graph.Cone`). Facts
-    and states that do not hold get -1: every edge into them stays open.
+    ``edges`` rows record which edges they leave open
+    (:class:`~stategraph.engine.graph.Cone`). Facts and states that do not hold get -1: every
+    edge into them stays open.
     """
     truth, codes, bounds, heads = rules.truth, rules.codes, rules.bounds, rules.head
     support = [-1] * len(exogenous)

@@ -1,7 +1,8 @@
 """The PostgreSQL dialect of the store's SQL: each statement in PostgreSQL's form, tenant first.
 
 The store's logic (the cone walk, subgraphs, commits, the log, its verification) and the modules
-that keep their own tables beside it (:mod:`stategraph.text.atom_index`, :mod:`stategraph.store.review_queue`,
+that keep their own tables beside it (:mod:`stategraph.text.atom_index`,
+:mod:`stategraph.store.review_queue`,
 :mod:`stategraph.store.bulk`, :mod:`stategraph.audit`) run their SQL on ``store.conn``, written for
 SQLite. Rather than copy that logic for a second backend, :class:`TenantConnection` stands in
 for the SQLite connection and runs, for each statement it is given, the PostgreSQL statement

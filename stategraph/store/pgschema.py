@@ -1,8 +1,9 @@
 """The PostgreSQL schema of the store, and its versioned migrations.
 
 The tables are the SQLite store's (:mod:`stategraph.store`, :mod:`stategraph.text.atom_index`,
-:mod:`stategraph.store.review_queue`), shared by every tenant, with the tenant id leading every primary
-key and every index. That is what a distributed PostgreSQL (Citus) needs to shard the schema by
+:mod:`stategraph.store.review_queue`), shared by every tenant, with the tenant id leading
+every primary key and every index. That is what a distributed PostgreSQL (Citus) needs to
+shard the schema by
 tenant unchanged: distribute every table on ``tenant``, and each statement, which always names
 one tenant (:mod:`stategraph.store.pgdialect`), runs on the one node that holds it; joins are on
 keys that include the tenant, so they stay on that node too. ``stategraph_schema`` alone has no

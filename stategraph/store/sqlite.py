@@ -15,8 +15,9 @@ format, and how its rows are stored compactly, is :mod:`stategraph.store.revlog`
 verification makes the store refuse writes until someone acknowledges it.
 
 Opening a store only reads: it is identified before anything is written to it, and the write
-lock is taken only to create or migrate one (:mod:`stategraph.store.sqlitefile`). In WAL mode readers
-never wait for the writer, and a writer waits for another one up to a busy timeout, then says
+lock is taken only to create or migrate one (:mod:`stategraph.store.sqlitefile`). In WAL
+mode readers never wait for the writer, and a writer waits for another one up to a busy
+timeout, then says
 the store is busy (:class:`~stategraph.errors.StoreBusyError`).
 
 The store is registered under the versioned name ``"sqlite.v1"``; the schema version lives in
@@ -119,7 +120,8 @@ CREATE TABLE IF NOT EXISTS edges (
                                     -- or src is cited by the support of head): graph.Cone
     PRIMARY KEY (src, head)
 ) WITHOUT ROWID;
--- The inverted index candidate proposal reads (stategraph.grounding.terms, stategraph.text.candidates).
+-- The inverted index candidate proposal reads
+-- (stategraph.grounding.terms, stategraph.text.candidates).
 CREATE TABLE IF NOT EXISTS docs (
     seq INTEGER PRIMARY KEY,        -- indexing order: postings are read newest first
     state_id TEXT NOT NULL,

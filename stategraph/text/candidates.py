@@ -11,8 +11,9 @@ holding, logic settles the edge where it can, then the judge, else the memory go
 confirmation (``docs/revision.md``). A wrong candidate costs a question, never a deletion; a
 missing one can cost a silent miss, which is why recall comes first here.
 
-Everything is found through the store's term index (:mod:`stategraph.grounding.terms`), newest postings
-first, never by a scan: terms carried by more than ``max_df_share`` of the store (``user``,
+Everything is found through the store's term index (:mod:`stategraph.grounding.terms`),
+newest postings first, never by a scan: terms carried by more than ``max_df_share`` of the
+store (``user``,
 ``the``) say nothing and are skipped, and each term reads at most ``postings`` memories, so a
 proposal costs the same at 10^3 and 10^6 memories. The choice is deterministic: the same
 store contents and indexing order give the same candidates.
