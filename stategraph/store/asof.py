@@ -210,6 +210,23 @@ class PastStore:
         is the present's: a superset, which the justifications read then narrow)."""
         return self.present.heads_citing(ids)
 
+    def dependents(self, state_id: str, limit: int) -> list[str]:
+        """The first ``limit`` heads (by id) whose justifications cited ``state_id`` then: the
+        present's edges, narrowed by the justifications read then, in sorted chunks until
+        ``limit`` are found (a picture of the past reads past what it draws only here)."""
+        out: list[str] = []
+        heads = sorted(self.heads_citing([state_id]))
+        for i in range(0, len(heads), 256):
+            cited = {
+                j.head
+                for j in self._justifications_of(heads[i : i + 256])
+                if state_id in j.premises or state_id in j.unless
+            }
+            out.extend(h for h in heads[i : i + 256] if h in cited)
+            if len(out) >= limit:
+                break
+        return out[:limit]
+
     def ids_with_truth(self, truth: Truth) -> frozenset[str]:
         """Ids of the states that had this truth value then."""
         out = set(self.present.ids_with_truth(truth))
