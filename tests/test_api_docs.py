@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import re
 from pathlib import Path
@@ -22,8 +23,18 @@ def _script() -> ModuleType:
 
 def test_the_api_reference_is_up_to_date() -> None:
     committed = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
-    assert _script().render() == committed, (
-        "docs/api.md is out of date: run python scripts/api_docs.py and commit the result"
+    rendered = _script().render()
+    diff = "".join(
+        difflib.unified_diff(
+            committed.splitlines(keepends=True),
+            rendered.splitlines(keepends=True),
+            "docs/api.md (committed)",
+            "docs/api.md (rendered now)",
+        )
+    )
+    assert not diff, (
+        "docs/api.md is out of date: run python scripts/api_docs.py and commit the result\n"
+        + diff
     )
 
 
