@@ -109,7 +109,12 @@ _QUOTED = re.compile(r"((?:[(,] ?\*?\*?\w+: )|-> )'([^']*)'")
 
 def _signature(obj: Callable[..., Any]) -> str:
     """The signature as a reader wants it: validated ids as their type (``str``), no
-    ``typing.`` prefixes, annotations unquoted."""
+    ``typing.`` prefixes, annotations unquoted. A model whose build is deferred is built
+    first: its signature is its fields only once it is, so the page does not depend on
+    whether something validated one before."""
+    rebuild = getattr(obj, "model_rebuild", None)
+    if isinstance(obj, type) and rebuild is not None:
+        rebuild()
     try:
         text = str(inspect.signature(obj))
     except (TypeError, ValueError):
