@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 import pytest
 from backends import backend, parametrize_backends, place  # noqa: F401  (each backend in turn)
@@ -36,6 +37,25 @@ settings.load_profile(os.environ.get("STATEGRAPH_HYPOTHESIS_PROFILE", "ci"))
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Each store backend in turn for the tests that take one (:mod:`backends`)."""
     parametrize_backends(metafunc)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A pytest-xdist worker hands its tally of what the examples reached to the controller,
+    which prints the summary (:func:`pytest_testnodedown`)."""
+    output = getattr(session.config, "workeroutput", None)
+    reach = sys.modules.get("stategraph.testing.reach")
+    if output is not None and reach is not None:
+        output["reach"] = [[family, feature, n] for (family, feature), n in reach.TALLY.items()]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """Add a finished pytest-xdist worker's tally to the controller's."""
+    tally = getattr(node, "workeroutput", {}).get("reach")
+    if tally:
+        from stategraph.testing import reach
+
+        reach.TALLY.update({(family, feature): n for family, feature, n in tally})
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
