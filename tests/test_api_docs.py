@@ -33,8 +33,7 @@ def test_the_api_reference_is_up_to_date() -> None:
         )
     )
     assert not diff, (
-        "docs/api.md is out of date: run python scripts/api_docs.py and commit the result\n"
-        + diff
+        "docs/api.md is out of date: run python scripts/api_docs.py and commit the result\n" + diff
     )
 
 
