@@ -81,10 +81,12 @@ from stategraph.text import atom_index
 
 __all__ = ["STORES", "LogEntry", "SQLiteStore", "Store"]
 
-SCHEMA_VERSION = 5
-"""5: the past of the tables (:mod:`stategraph.store.past`); 4: log columns may be compressed
-BLOBs (:mod:`stategraph.store.revlog`); 3: the term index and judge calls; 2: clustered
-justifications and open/closed edges."""
+SCHEMA_VERSION = 6
+"""6: recall's lists of frequent words (:mod:`stategraph.text.impacts`: made by a 5's first
+recall), kept by every write, which a stategraph of 5 would not do; 5: the past of the tables
+(:mod:`stategraph.store.past`); 4: log columns may be compressed BLOBs
+(:mod:`stategraph.store.revlog`); 3: the term index and judge calls; 2: clustered justifications
+and open/closed edges."""
 _CHUNK = 500  # ids per IN (...) query, well under SQLite's variable limit
 _DOC_CACHE = 1 << 18
 """Documents of the term index kept in memory at most (:meth:`SQLiteStore.postings`)."""

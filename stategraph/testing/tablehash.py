@@ -27,11 +27,21 @@ its work, not what it writes, so left out of :func:`table_hashes`."""
 
 
 RECALL_INDEX = frozenset(
-    "recall_fts" + suffix for suffix in ("", "_data", "_idx", "_content", "_docsize", "_config")
+    {
+        *("recall_fts" + s for s in ("", "_data", "_idx", "_content", "_docsize", "_config")),
+        "recall_df",
+        "recall_impact",
+    }
 )
-"""Recall's full-text index (an FTS5 table and its shadow tables, :mod:`stategraph.text.fulltext`):
+"""Recall's full-text index (an FTS5 table and its shadow tables, :mod:`stategraph.text.fulltext`,
+with its frequent words' lists, :mod:`stategraph.text.impacts`, and their ``meta`` row):
 derived from the states' texts and atoms, not from linking; the recorded histories' hashes
 predate it."""
+
+
+_UNHASHED_META = ("setting:link_", "recall:")
+"""``meta`` rows left out (besides the schema's version, which is the file format's): the
+linker's settings and recall's lists' threshold."""
 
 
 def table_hashes(path: Path, skip: Iterable[str] = BOOKKEEPING) -> dict[str, str]:
@@ -51,7 +61,9 @@ def table_hashes(path: Path, skip: Iterable[str] = BOOKKEEPING) -> dict[str, str
             listed = ", ".join(kept)
             digest = hashlib.sha256()
             for row in conn.execute(f"SELECT {listed} FROM {name} ORDER BY {listed}"):
-                if name == "meta" and str(row[0]).startswith("setting:link_"):
+                if name == "meta" and (
+                    row[0] == "schema" or str(row[0]).startswith(_UNHASHED_META)
+                ):
                     continue
                 digest.update(repr(row).encode("utf-8"))
             out[name] = digest.hexdigest()

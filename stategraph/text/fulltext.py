@@ -40,6 +40,7 @@ from typing import Any
 
 from stategraph.grounding.terms import argument_terms
 from stategraph.model import State
+from stategraph.text import impacts
 
 __all__ = [
     "FIRST_DEPTH",
@@ -129,10 +130,17 @@ def index(store: Any, states: Iterable[State]) -> None:
         return
     conn = _sqlite(store)
     if conn is not None:
-        conn.execute(SQLITE_SCHEMA)
+        if not _has_index(conn):  # a new index: its frequent words' lists start with it
+            conn.execute(SQLITE_SCHEMA)
+            impacts.start(conn)
+        last = conn.execute(f"SELECT rowid FROM {TABLE} ORDER BY rowid DESC LIMIT 1").fetchone()
+        first = 1 if last is None else int(last[0]) + 1
+        docs = [(first + n, t) for n, (_, _, t) in enumerate(rows)]
         conn.executemany(
-            f"INSERT INTO {TABLE} (id, body) VALUES (?, ?)", [(i, " ".join(t)) for i, _, t in rows]
+            f"INSERT INTO {TABLE} (rowid, id, body) VALUES (?, ?, ?)",
+            [(rowid, i, " ".join(t)) for (rowid, _), (i, _, t) in zip(docs, rows, strict=True)],
         )
+        impacts.add(conn, docs)
         return
     tc = store.conn
     with tc.errors(), tc.pg.cursor() as cur:
@@ -149,21 +157,34 @@ def _tsvector(toks: Sequence[str]) -> str:
 
 def backfill(store: Any) -> None:
     """Index every memory of a store written before the index existed (once: a setting
-    records it; writes from then on index as they go)."""
-    if store.get_setting(_FILLED):
+    records it; writes from then on index as they go), and on SQLite make the frequent words'
+    lists of an index written before them (:func:`stategraph.text.impacts.build`, once)."""
+    conn = _sqlite(store)
+    unlisted = conn is not None and impacts.threshold(conn) is None
+    if store.get_setting(_FILLED) and not unlisted:
         return
     with store.transaction():
-        conn = _sqlite(store)
-        if conn is not None:
-            conn.execute(SQLITE_SCHEMA)
-            present = {r[0] for r in conn.execute(f"SELECT id FROM {TABLE}")}
-        else:
-            tc = store.conn
-            with tc.errors():
-                cur = tc.pg.execute("SELECT id FROM recall_docs WHERE tenant=%s", (tc.tenant,))
-                present = {r[0] for r in cur.fetchall()}
-        index(store, (st for st in store.states() if st.id not in present))
-        store.set_setting(_FILLED, True)
+        if not store.get_setting(_FILLED):
+            if conn is not None:
+                conn.execute(SQLITE_SCHEMA)
+                present = {r[0] for r in conn.execute(f"SELECT id FROM {TABLE}")}
+            else:
+                tc = store.conn
+                with tc.errors():
+                    cur = tc.pg.execute("SELECT id FROM recall_docs WHERE tenant=%s", (tc.tenant,))
+                    present = {r[0] for r in cur.fetchall()}
+            index(store, (st for st in store.states() if st.id not in present))
+            store.set_setting(_FILLED, True)
+        if conn is not None and impacts.threshold(conn) is None:
+            _list_words(conn)
+
+
+def _list_words(conn: sqlite3.Connection) -> None:
+    if _has_index(conn):
+        impacts.build(conn)
+    else:  # nothing indexed yet: the lists start with the index
+        conn.execute(SQLITE_SCHEMA)
+        impacts.start(conn)
 
 
 FIRST_DEPTH = 32
@@ -206,6 +227,14 @@ def search(
     if conn is not None:
         if not _has_index(conn):
             return []
+        found = impacts.top(
+            conn,
+            unique,
+            limit,
+            lambda ids: _keep(store, ids, kinds, doubtful, invalidated, prefix),
+        )
+        if found is not None:  # a frequent word: read from the front of its lists
+            return found
         cur = conn.execute(
             f"SELECT rowid, bm25({TABLE}) AS rank FROM {TABLE} WHERE {TABLE} MATCH ? "
             "ORDER BY rank, rowid",

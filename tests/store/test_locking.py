@@ -18,7 +18,7 @@ from backends import sqlite_execute
 from stategraph import Memory
 from stategraph.errors import InvalidInputError, StoreBusyError, StoreError
 from stategraph.model import Truth
-from stategraph.store import SQLiteStore
+from stategraph.store import SCHEMA_VERSION, SQLiteStore
 from stategraph.store.sqlitefile import connect
 
 from .helpers import holding_lock, seed
@@ -131,7 +131,8 @@ def test_a_store_to_migrate_while_busy_says_busy(store_path: Path) -> None:
     with holding_lock(store_path), pytest.raises(StoreBusyError, match="store is busy"):
         SQLiteStore(store_path, busy_timeout=SHORT)
     store = SQLiteStore(store_path, busy_timeout=SHORT)
-    assert store.conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("5",)
+    schema = store.conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    assert schema == (str(SCHEMA_VERSION),)
     store.close()
 
 
