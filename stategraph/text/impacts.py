@@ -267,14 +267,13 @@ def top(
     seen: set[int] = set()
     kept: list[tuple[float, int, str]] = []  # (-score, rowid, id), best first
     left = {w: dfs[w] for w in frequent}  # postings of each word not read yet
-    wanted = frequent
+    reading = [run for w in frequent for run in runs[w]]
     while True:
-        for w in wanted:
-            for run in runs[w]:
-                if not run.done:
-                    found = run.read(conn)
-                    left[w] -= len(found)
-                    fresh.extend(found)
+        for run in reading:
+            if not run.done:
+                found = run.read(conn)
+                left[run.word] -= len(found)
+                fresh.extend(found)
         todo = sorted({r for r in fresh if r not in seen})
         seen.update(todo)
         fresh = []
@@ -287,7 +286,8 @@ def top(
         # what keeps reading going is the highest bound: lower it where that costs least,
         # by reading on in the word of its set with the fewest postings left
         _, binding = max(bounds)
-        wanted = [min(binding, key=lambda w: (left[w], w))]
+        word = min(binding, key=lambda w: (left[w], w))
+        reading = [max(runs[word], key=lambda r: (r.bound(avgdl), -r.tf))]
 
 
 def _groups(conn: sqlite3.Connection, frequent: list[str]) -> list[tuple[str, ...]]:
@@ -334,19 +334,20 @@ def _scored(
 ) -> Iterable[tuple[float, int, str]]:
     """The kept ones of ``rowids``, scored: (-score, rowid, id)."""
     out: list[tuple[float, int, str]] = []
+    weights = [(w, idf[w]) for w in words]
     for part in _chunks(rowids):
         sql = f"SELECT rowid, id, body FROM {_FTS} WHERE rowid IN ({_marks(len(part))})"
         found = conn.execute(sql, list(part)).fetchall()
         wanted = keep([str(i) for _, i, _ in found])
         for rowid, sid, body in found:
-            if str(sid) not in wanted:
+            if sid not in wanted:
                 continue
-            toks = str(body).split()
-            counts = Counter(toks)
+            toks = body.split()
+            dl = len(toks)
             score = 0.0
-            for w in words:
-                score += _part(idf[w], float(counts.get(w, 0)), len(toks), avgdl)
-            out.append((-score, int(rowid), str(sid)))
+            for w, weight in weights:
+                score += _part(weight, float(toks.count(w)), dl, avgdl)
+            out.append((-score, rowid, sid))
     return out
 
 
