@@ -61,7 +61,7 @@ _KEY = "recall:impact_threshold"
 _FTS = "recall_fts"
 _K1, _B = 1.2, 0.75
 _CHUNK = 900  # bound parameters per statement, well under any SQLite build's limit
-FIRST_BATCH = 64
+FIRST_BATCH = 32
 """Rows of each run read first; each further read of a run asks for four times as many."""
 
 
