@@ -128,7 +128,8 @@ def queries(path: Path, options: RecallPerfOptions) -> list[tuple[str, str]]:
     }
     bodies = [json.loads(t)["text"] for t in texts]
     zh = [t for t in bodies if any("\u4e00" <= ch <= "\u9fff" for ch in t)]
-    en = [t for t in bodies if t not in set(zh)]
+    chinese = set(zh)
+    en = [t for t in bodies if t not in chinese]
     out: list[tuple[str, str]] = []
     for i in range(options.queries):
         kind = KINDS[i % len(KINDS)]
