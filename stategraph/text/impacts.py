@@ -102,8 +102,11 @@ def build(conn: sqlite3.Connection) -> None:
         str(t) for (t,) in conn.execute("SELECT term FROM recall_df WHERE df >= ?", (THRESHOLD,))
     }
     rows: list[tuple[str, int, int, int]] = []
-    for rowid, body in conn.execute(f"SELECT rowid, body FROM {_FTS}").fetchall():
+    for rowid, body in conn.execute(f"SELECT rowid, body FROM {_FTS}"):
         rows.extend(_postings(int(rowid), str(body).split(), frequent))
+        if len(rows) >= 100_000:  # a million memories' postings do not sit in memory at once
+            conn.executemany("INSERT INTO recall_impact VALUES (?, ?, ?, ?)", rows)
+            rows.clear()
     conn.executemany("INSERT INTO recall_impact VALUES (?, ?, ?, ?)", rows)
 
 
