@@ -106,15 +106,28 @@ def test_the_lists_rank_as_fts5_ranks_every_match(tmp_path: Path, seed: int, bat
 
 def test_ties_come_in_rowid_order_as_fts5_puts_them(tmp_path: Path, batch: int) -> None:
     mem = Memory(tmp_path / "m.db")
-    mem.fact("base", "user lives here")
+    mem.fact("longer", "green tea with a slice of lemon")
     for i in range(40):  # equal texts, equal scores: FTS5 puts the lower rowid first
-        mem.belief(f"same{i:02d}", "user tea", because=["base"])
+        mem.fact(f"same{i:02d}", "green tea")
+    mem.retract("same00", "same02")
+    args = {"kinds": None, "doubtful": True, "invalidated": False}
+    hits = fulltext.search(mem.store, ["tea"], 3, **args)  # type: ignore[arg-type]
+    assert hits == fulltext.search_exhaustive(mem.store, ["tea"], 3, **args)  # type: ignore[arg-type]
+    assert [i for i, _ in hits] == ["same01", "same03", "same04"]
+    assert hits[0][1] == hits[2][1]
+    mem.close()
+
+
+def test_the_best_matches_not_holding_are_read_past(tmp_path: Path, batch: int) -> None:
+    mem = Memory(tmp_path / "m.db")
+    mem.fact("base", "user lives here")
+    for i in range(40):  # the shortest memories with the word no longer hold
+        mem.belief(f"gone{i:02d}", "user tea", because=["base"])
     mem.retract("base")
-    mem.fact("later", "user tea")
-    hits = fulltext.search(mem.store, ["user"], 3, kinds=None, doubtful=True, invalidated=False)
-    assert hits == fulltext.search_exhaustive(
-        mem.store, ["user"], 3, kinds=None, doubtful=True, invalidated=False
-    )
+    mem.fact("later", "user tea and a long walk by the river")
+    args = {"kinds": None, "doubtful": True, "invalidated": False}
+    hits = fulltext.search(mem.store, ["user"], 3, **args)  # type: ignore[arg-type]
+    assert hits == fulltext.search_exhaustive(mem.store, ["user"], 3, **args)  # type: ignore[arg-type]
     assert hits[0][0] == "later"
     mem.close()
 
