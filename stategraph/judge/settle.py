@@ -332,19 +332,23 @@ def _questions(
     return out
 
 
-def _blocker_questions(
-    rev: Revision,
-    graph: SupportGraph,
-    store: JudgeStore,
-    proposer: Proposer | None,
-    change: Change,
-    facts: list[State],
-) -> list[_Asked]:
+@dataclass(frozen=True)
+class _Blocker:
+    """A holding memory with only stand-in support, close to a fact just asserted."""
+
+    head: State
+    fact: str
+    cited: frozenset[str]
+    stand_ins: tuple[Justification, ...]
+
+
+def _blockers(
+    ctx: _Context, store: JudgeStore, proposer: Proposer | None, facts: list[State]
+) -> list[_Blocker]:
     """Candidate blockers: the holding memories with only stand-in support that an asserted
-    fact is close to, each asked as "does it still hold now that the fact does?"."""
+    fact is close to, in (memory, fact) order."""
     if proposer is None or not facts:
         return []
-    ctx = _Context(rev, graph, store, proposer, change)
     near: dict[str, list[str]] = {}
     for f in facts:
         for c in proposer.blockers(store, f):
@@ -355,17 +359,39 @@ def _blocker_questions(
     justs: dict[str, list[Justification]] = {}
     for j in store.justifications_for(near):
         justs.setdefault(j.head, []).append(j)
-    out: list[_Asked] = []
+    out: list[_Blocker] = []
     for head_id, found in sorted(justs.items()):
         stand_ins = all(j.origin in (Origin.recovered, Origin.assumed) for j in found)
         if not stand_ins or ctx.value(head_id) is not TRUE:
             continue
         head = ctx.whole(head_id)
-        cited = {p for j in found for p in j.premises}
-        for fid in sorted(near[head_id]):
-            q = ctx.question(head, fid, cited, "asserted")
-            out.append(_Asked(head_id, fid, 1, q, blocker=True, stand_ins=tuple(found)))
+        cited = frozenset(p for j in found for p in j.premises)
+        out.extend(_Blocker(head, fid, cited, tuple(found)) for fid in sorted(near[head_id]))
     return out
+
+
+def _blocker_questions(
+    rev: Revision,
+    graph: SupportGraph,
+    store: JudgeStore,
+    proposer: Proposer | None,
+    change: Change,
+    facts: list[State],
+) -> list[_Asked]:
+    """Each candidate blocker (:func:`_blockers`) asked as "does it still hold now that the
+    fact does?"."""
+    ctx = _Context(rev, graph, store, proposer, change)
+    return [
+        _Asked(
+            b.head.id,
+            b.fact,
+            1,
+            ctx.question(b.head, b.fact, b.cited, "asserted"),
+            blocker=True,
+            stand_ins=b.stand_ins,
+        )
+        for b in _blockers(ctx, store, proposer, facts)
+    ]
 
 
 def _quote(st: State) -> Quote:
@@ -609,17 +635,20 @@ def flag_blockers(
     facts: list[State],
 ) -> Revision:
     """Without a judge: the stand-in memories each asserted fact is close to, flagged for a
-    person (``possibly_defeated``), their values unchanged."""
-    asked = _blocker_questions(rev, graph, store, proposer, change, facts)
-    if not asked:
+    person (``possibly_defeated``), their values unchanged. No question is put together:
+    nobody would read it (composing one looks up the memory's neighbours, which was a sixth
+    of an import's time)."""
+    ctx = _Context(rev, graph, store, proposer, change)
+    found = _blockers(ctx, store, proposer, facts)
+    if not found:
         return rev
     outcomes = {(e.head, e.premise): e for e in rev.report.edges}
-    for a in asked:
-        outcomes[a.head, a.premise] = EdgeOutcome(
-            head=a.head,
-            premise=a.premise,
+    for b in found:
+        outcomes[b.head.id, b.fact] = EdgeOutcome(
+            head=b.head.id,
+            premise=b.fact,
             decided_by=None,
             blocker=True,
             note="no judge configured: a person must say whether the new fact defeats it",
         )
-    return _final(rev, outcomes, {}, {a.head: a.question.head.kind for a in asked}, store)
+    return _final(rev, outcomes, {}, {b.head.id: b.head.kind for b in found}, store)
