@@ -107,6 +107,10 @@ STATEMENTS: dict[str, Statement] = {
     "UPDATE states SET active=0, superseded_by=? WHERE id=?": _s(
         "UPDATE states SET active=0, superseded_by=%s WHERE tenant=%s AND id=%s", tenant_at=1
     ),
+    "UPDATE states SET active=0, superseded_by=?, truth=? WHERE id=?": _s(
+        "UPDATE states SET active=0, superseded_by=%s, truth=%s WHERE tenant=%s AND id=%s",
+        tenant_at=2,
+    ),
     "UPDATE states SET truth=? WHERE id=?": _s(
         "UPDATE states SET truth=%s WHERE tenant=%s AND id=%s", tenant_at=1
     ),

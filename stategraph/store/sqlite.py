@@ -1115,7 +1115,10 @@ class SQLiteStore:
             if expect_head is not None and last != expect_head:
                 raise ConcurrentChangeError(self.path, 1)
             report = revision.report
-            base, config = self._tables_base(config, head=last)
+            # read once: inside the write lock nobody else commits, and this connection's
+            # own writes leave it as it is
+            version = self._data_version()
+            base, config = self._tables_base(config, head=last, version=version)
             rows = self._touched_rows(_touched(revision.writes, report))
             self._write(revision.writes, rows.edges)
             queue = review_queue.record(self.conn, last[0] + 1, report, set(rows.review))
@@ -1129,9 +1132,9 @@ class SQLiteStore:
                 {**config, CONFIG_KEY: sums.digest()},
                 report,
                 calls,
+                last=last,
             )
             self.keep_sums(entry.seq, sums)
-            version = self._data_version()
             if version is not None:
                 self._sums = (version, (entry.seq, entry.hash), sums)
             fresh = [c for c in calls if c.answer is not None and not c.cached]
@@ -1157,7 +1160,9 @@ class SQLiteStore:
         sets to what it already is is not updated (a dense fact's revision sets every edge
         into each member it solves, and most keep their value).
         """
-        follow = writes.follow
+        follow, truth = writes.follow, writes.truth
+        # new states are inserted with their value, deactivated ones get it with the flag
+        written = {s.id for s in writes.new_states}.union(writes.deactivated)
         if stored_edges is not None:
             dropped = set(writes.dropped_edges)
             follow = [
@@ -1172,13 +1177,22 @@ class SQLiteStore:
                 "INSERT INTO states VALUES (?,?,?,?,?,?,?,?)",
                 [state_row(s, writes.truth.get(s.id, Truth.false)) for s in writes.new_states],
             ),
+            # a retracted or superseded state is solved too: one statement sets both
+            (
+                "UPDATE states SET active=0, superseded_by=?, truth=? WHERE id=?",
+                [
+                    (by, truth[sid].value, sid)
+                    for sid, by in writes.deactivated.items()
+                    if sid in truth
+                ],
+            ),
             (
                 "UPDATE states SET active=0, superseded_by=? WHERE id=?",
-                [(by, sid) for sid, by in writes.deactivated.items()],
+                [(by, sid) for sid, by in writes.deactivated.items() if sid not in truth],
             ),
             (
                 "UPDATE states SET truth=? WHERE id=?",
-                [(t.value, sid) for sid, t in writes.truth.items()],
+                [(t.value, sid) for sid, t in truth.items() if sid not in written],
             ),
             (
                 "DELETE FROM justifications WHERE head=? AND premises=? AND unless=?",
@@ -1227,6 +1241,7 @@ class SQLiteStore:
         config: dict[str, Any],
         before: Sums | None = None,
         head: tuple[int, str] | None = None,
+        version: int | None = None,
     ) -> tuple[Sums, dict[str, Any]]:
         """The tables' sums as the log's head says they are, before a write (and the config
         to log with it: marked when the sums were rebased by an acknowledgement). A log from
@@ -1235,14 +1250,19 @@ class SQLiteStore:
 
         ``head``, the log's head as the caller read it in this transaction, lets the sums this
         connection's last commit kept stand in for ``meta``: they are the same while the head is
-        the one that commit wrote and no other connection has written since.
+        the one that commit wrote and no other connection has written since (``version``: the
+        store's data version, if the caller read it in this transaction).
 
         Raises:
             LogIntegrityError: the head carries a digest that the sums kept in ``meta`` do not
                 match (they were edited or removed): nothing is written.
         """
         mine = self._sums
-        if mine is not None and head == mine[1] and self._data_version() == mine[0]:
+        if (
+            mine is not None
+            and head == mine[1]
+            and (self._data_version() if version is None else version) == mine[0]
+        ):
             return mine[2], config
         self._sums = None
         head_row = self.conn.execute(
@@ -1327,15 +1347,17 @@ class SQLiteStore:
         config: dict[str, Any],
         report: Report | None = None,
         calls: Sequence[JudgeCall] = (),
+        last: tuple[int, str] | None = None,
     ) -> LogEntry:
         """Append a log entry (inside a transaction): the change, its report, the config and
-        the judge calls.
+        the judge calls, after ``last`` (the head as the caller read it in this transaction;
+        None reads it).
 
         The hash is taken over these canonical texts; the row stores them compactly
         (:func:`stategraph.store.revlog.pack`). ``report`` is the object ``report_json`` was made
         from, if the caller has it (saves parsing it back); None for a bulk load's summary.
         """
-        seq, prev = self._last()
+        seq, prev = self._last() if last is None else last
         seq += 1
         at = datetime.now(UTC).isoformat(timespec="microseconds")
         config_json = canonical_json(config)

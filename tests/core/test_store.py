@@ -62,7 +62,7 @@ def test_fault_mid_revision_leaves_the_file_identical(
     before = place.dump()
     holding = mem.holding()
 
-    def boom(self: SQLiteStore, *args: object) -> None:
+    def boom(self: SQLiteStore, *args: object, **kwargs: object) -> None:
         raise OSError("disk unplugged")
 
     # the states and truth values are written first; the log entry fails after them

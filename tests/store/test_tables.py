@@ -8,12 +8,15 @@ themselves. On both backends (``place``).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from backends import Place
+from hypothesis import given
+from hypothesis import strategies as st
 
 from stategraph import Memory
 from stategraph.cli.main import main
@@ -23,6 +26,7 @@ from stategraph.errors import (
     LogIntegrityError,
     TamperedStoreError,
 )
+from stategraph.store.tables import TABLES, Sums
 
 from .logged import LAST
 from .test_compact_log import v3_store
@@ -285,3 +289,22 @@ def test_a_log_from_before_the_digest_is_checked_from_its_next_revision(tmp_path
     place.edit("UPDATE states SET truth = 'false' WHERE id = ?", "next")
     with Memory.open(path) as mem, pytest.raises(LogIntegrityError, match="stored tables"):
         mem.verify_log(deep=True)
+
+
+@given(
+    st.lists(st.integers(0, (1 << 2048) - 1), min_size=len(TABLES), max_size=len(TABLES)),
+    st.integers(0, 10**12),
+    st.booleans(),
+)
+def test_the_kept_sums_are_the_canonical_json_of_the_record(
+    values: list[int], seq: int, rebased: bool
+) -> None:
+    """``Sums.to_json`` writes its text directly, not through ``json.dumps``: it must stay the
+    very text ``json.dumps(sort_keys=True)`` gives (a record written by an older stategraph
+    reads back, and one written now reads in an older one) and read back as what was kept."""
+    sums = Sums(dict(zip(TABLES, values, strict=True)))
+    record: dict[str, Any] = {"seq": seq, "sums": {t: format(v, "x") for t, v in sums.sums.items()}}
+    if rebased:
+        record["rebased"] = True
+    assert sums.to_json(seq, rebased) == json.dumps(record, sort_keys=True, separators=(",", ":"))
+    assert Sums.from_json(sums.to_json(seq, rebased)) == (seq, sums, rebased)
