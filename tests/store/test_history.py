@@ -12,6 +12,7 @@ from backends import Place
 
 from stategraph import Memory
 from stategraph.errors import InvalidInputError, LogIntegrityError
+from stategraph.store.sqlite import _MAX_SEQ as MAX_SEQ
 from stategraph.store.sqlite import LogEntry, SQLiteStore
 
 from .logged import LAST, row, update
@@ -70,6 +71,45 @@ def test_a_bad_limit_or_since_is_refused_when_asked(
 ) -> None:
     with pytest.raises(InvalidInputError):
         store.iter_history(limit, since)  # type: ignore[arg-type]
+
+
+@pytest.mark.citus(skip="checks the arguments before any statement runs: Citus adds nothing")
+def test_since_a_sequence_number_given_as_digits_reads_as_that_number(store: SQLiteStore) -> None:
+    """The command line and the HTTP API pass ``since`` as text: digits are a sequence number,
+    up to the largest one a store can hold, in either form; a negative one is before all."""
+    assert seqs(store.history(since="5")) == [6, 7]
+    assert seqs(store.history(since="0")) == list(range(1, LAST + 1))
+    assert seqs(store.history(since=str(MAX_SEQ))) == []
+    assert seqs(store.history(since=MAX_SEQ)) == []
+    assert seqs(store.history(since=-MAX_SEQ)) == list(range(1, LAST + 1))
+
+
+@pytest.mark.citus(skip="checks the arguments before any statement runs: Citus adds nothing")
+@pytest.mark.parametrize(
+    ("since", "says"),
+    [
+        (str(MAX_SEQ + 1), "at most 9223372036854775807, not 9223372036854775808..."),
+        ("9" * 20, "at most 9223372036854775807, not 99999999999999999999..."),
+        ("9" * 5_000, f"at most 9223372036854775807, not {'9' * 24}..."),
+        (MAX_SEQ + 1, "at most 9223372036854775807 in size"),
+        (-MAX_SEQ - 1, "at most 9223372036854775807 in size"),
+        ("last tuesday", "not a sequence number or an ISO 8601 time: 'last tuesday'"),
+        (1.5, "must be a sequence number, a datetime or an ISO 8601 string, not 1.5"),
+        (True, "must be a sequence number, a datetime or an ISO 8601 string, not True"),
+    ],
+)
+def test_a_since_out_of_range_is_refused_naming_it(
+    store: SQLiteStore, since: object, says: str
+) -> None:
+    """Refused here, before the database driver sees it (which failed with an overflow, or on
+    Python's digit limit): an error naming ``since`` that quotes at most 24 of its digits."""
+    with pytest.raises(InvalidInputError) as caught:
+        store.history(since=since)  # type: ignore[arg-type]
+    assert caught.value.what == "history"
+    [(field, problem)] = caught.value.errors
+    assert field == "since"
+    assert problem.endswith(says)
+    assert len(problem) < 120
 
 
 def test_entries_are_read_one_at_a_time(store: SQLiteStore, logged: Place) -> None:

@@ -123,7 +123,13 @@ def test_a_store_with_states_and_no_log_fails(place: Place) -> None:
         for check in (mem.verify_log, lambda: mem.verify_log(deep=True)):
             with pytest.raises(LogIntegrityError) as err:
                 check()
-            assert err.value.seq == 1 and "holds states but its log is empty" in err.value.reason
+            assert err.value.seq == 1
+            assert err.value.reason == "is missing: the store holds states but its log is empty"
+        # a head given too is checked after the store's own break, which comes first
+        with pytest.raises(LogIntegrityError) as err:
+            mem.verify_log((3, "f" * 64))
+        assert err.value.breaks[0] == (1, "is missing: the store holds states but its log is empty")
+        assert len(err.value.breaks) == 2
 
 
 def test_an_untouched_store_passes_after_every_kind_of_write(place: Place) -> None:
@@ -241,8 +247,29 @@ def test_a_head_the_log_does_not_reach_flags_nothing(place: Place) -> None:
             with pytest.raises(HeadMismatchError) as err:
                 mem.verify_log(made_up)
             assert "does not match" in str(err.value)
+            assert err.value.path == mem.store.path
         mem.fact("x")  # writes go on
         assert mem.verify_log(head, deep=True) == 6
+
+
+def test_a_deep_check_reads_the_log_and_the_tables_as_of_one_commit(
+    place: Place, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another writer commits after the check read the log's head and before it reads the
+    tables: read outside one snapshot, the tables would be a revision ahead of the head the
+    check holds them to, and an honest store would be flagged as tampered with."""
+    seed(place)
+    with place.memory() as mem, place.memory() as writer:
+        sums = type(mem.store).table_sums
+
+        def meanwhile(store: Any) -> Any:
+            writer.fact("meanwhile")
+            return sums(store)
+
+        monkeypatch.setattr(type(mem.store), "table_sums", meanwhile)
+        assert mem.verify_log(deep=True) == 5
+        monkeypatch.undo()
+        assert mem.verify_log(deep=True) == 6
 
 
 def test_the_cli_deep_check_exits_4_and_a_made_up_head_locks_nothing(
