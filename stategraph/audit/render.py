@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stategraph.engine.explain import confirmed_by
+from stategraph.escaping import LINE_ESCAPES
 from stategraph.judge.base import JudgeCall
 from stategraph.model import (
     Change,
@@ -49,9 +50,6 @@ __all__ = [
     "to_markdown",
 ]
 
-_CONTROLS = (*range(32), *range(127, 160), 0x2028, 0x2029, *range(0x202A, 0x202F))
-_VISIBLE = {c: ascii(chr(c))[1:-1] for c in (*_CONTROLS, *range(0x2066, 0x206A))}
-"""Control, line-separator and bidi characters, shown escaped (as ``show`` and ``why`` do)."""
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~&$])")
 """Characters Markdown (CommonMark and the common extensions) may read as markup."""
 
@@ -343,7 +341,7 @@ def _call_row(c: JudgeCall) -> list[Cell]:
 
 
 def _md(text: str) -> str:
-    return _MD_SPECIAL.sub(r"\\\1", text.translate(_VISIBLE))
+    return _MD_SPECIAL.sub(r"\\\1", text.translate(LINE_ESCAPES))
 
 
 def _md_inline(parts: Cell) -> str:
@@ -371,7 +369,7 @@ def to_markdown(page: Sequence[Block]) -> str:
 
 
 def _html(text: str) -> str:
-    return html.escape(text.translate(_VISIBLE), quote=True)
+    return html.escape(text.translate(LINE_ESCAPES), quote=True)
 
 
 def _html_inline(parts: Cell) -> str:

@@ -35,6 +35,7 @@ from stategraph.errors import (
     StoreError,
     StoreNotFoundError,
 )
+from stategraph.escaping import LINE_ESCAPES
 from stategraph.urls import redact
 
 if TYPE_CHECKING:  # the commands import these when they run: --help stays fast
@@ -123,11 +124,6 @@ its line in the listing. ``stategraph --help`` shows these lines without importi
 (the benchmark, the service and the grounder weigh more than the whole core); a command's own
 parser is built only when it runs. A test holds each line to the one its module registers."""
 
-_CONTROLS = (*range(32), *range(127, 160), 0x2028, 0x2029, *range(0x202A, 0x202F))
-_ESCAPE = {c: ascii(chr(c))[1:-1] for c in (*_CONTROLS, *range(0x2066, 0x206A))}
-"""Control, line-separator and bidi-override characters, escaped in text output: an id or a
-memory text written by someone else must not forge a line of a report or reorder one."""
-
 M = TypeVar("M", bound="BaseModel")
 
 
@@ -176,7 +172,7 @@ def render_report(report: Report) -> str:
         lines.append(
             f"  {e.id:<10} {e.kind:<7} {e.verdict.value:<19} depth {e.depth}  {'; '.join(extra)}"
         )
-    return "\n".join(line.translate(_ESCAPE) for line in lines)
+    return "\n".join(line.translate(LINE_ESCAPES) for line in lines)
 
 
 def _emit(report: Report, as_json: bool) -> None:
@@ -464,7 +460,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
     for r in rows:
         status = "" if r["active"] else " (inactive)"
         line = f"{marks[r['truth']]} {r['id']:<10} {r['kind']:<7} {r['text']}{status}"
-        print(line.translate(_ESCAPE))
+        print(line.translate(LINE_ESCAPES))
     return 0
 
 
@@ -487,7 +483,7 @@ def _acknowledge(mem: Memory, as_json: bool) -> int:
     if not breaks:
         print("nothing to acknowledge: the store does not refuse writes")
         return 0
-    found = "; ".join(f"entry {seq} {reason}" for seq, reason in breaks).translate(_ESCAPE)
+    found = "; ".join(f"entry {seq} {reason}" for seq, reason in breaks).translate(LINE_ESCAPES)
     print(
         f"acknowledged {len(breaks)} break{'s' if len(breaks) > 1 else ''} of the revision log "
         f"({found}): writes are accepted again; the log still does not verify, and a break "

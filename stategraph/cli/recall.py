@@ -8,8 +8,9 @@ import argparse
 import json
 from typing import Any
 
-from stategraph.cli.main import _ESCAPE, EXIT_BUSY, _open, as_of_argument, store_arguments
+from stategraph.cli.main import EXIT_BUSY, _open, as_of_argument, store_arguments
 from stategraph.errors import InvalidInputError
+from stategraph.escaping import LINE_ESCAPES
 from stategraph.recall import MAX_K
 
 __all__ = ["register"]
@@ -85,8 +86,8 @@ def _cmd_recall(args: argparse.Namespace) -> int:
         print("nothing recalled")
         return 0
     for r in found:
-        print(f"{r.id}  {r.kind}  {r.status}  {r.score:.3f}: {r.text}".translate(_ESCAPE))
-        print(f"    {r.reason}".translate(_ESCAPE))
+        print(f"{r.id}  {r.kind}  {r.status}  {r.score:.3f}: {r.text}".translate(LINE_ESCAPES))
+        print(f"    {r.reason}".translate(LINE_ESCAPES))
         if r.ask_first:
-            print(f"    ask first: {r.ask_first}".translate(_ESCAPE))
+            print(f"    ask first: {r.ask_first}".translate(LINE_ESCAPES))
     return 0

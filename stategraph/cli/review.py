@@ -15,8 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from stategraph.cli.main import _ESCAPE, _emit, _head, _open, store_arguments
+from stategraph.cli.main import _emit, _head, _open, store_arguments
 from stategraph.errors import InvalidInputError
+from stategraph.escaping import LINE_ESCAPES
 from stategraph.memory import Memory
 from stategraph.store.sqlite import SQLiteStore
 
@@ -115,8 +116,8 @@ def _cmd_review(args: argparse.Namespace) -> int:
     for p in pending:
         since = f"flagged in revision {p.flagged_in}" if p.flagged_in else "never graded"
         then = f", {p.consequence.value}" if p.consequence else ""
-        print(f"{p.id}  {p.kind}{then}  {p.truth.value}  {since}: {p.text}".translate(_ESCAPE))
-        print(f"    {reason_text(p.reason)}".translate(_ESCAPE))
+        print(f"{p.id}  {p.kind}{then}  {p.truth.value}  {since}: {p.text}".translate(LINE_ESCAPES))
+        print(f"    {reason_text(p.reason)}".translate(LINE_ESCAPES))
     print(f"{len(pending)} waiting: settle each with 'stategraph confirm' or 'stategraph reject'")
     return 0
 

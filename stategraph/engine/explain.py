@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 from stategraph.errors import InconsistentStoreError, NotHoldingError
+from stategraph.escaping import LINE_ESCAPES
 from stategraph.model import FALSE, TRUE, UNDEFINED, Justification, JustificationRef, Origin, Truth
 
 if TYPE_CHECKING:
@@ -212,8 +213,6 @@ class Proof(BaseModel):
         characters in ids and texts are escaped, so a memory cannot forge or reorder a line.
         """
         max_indent = 40
-        controls = (*range(32), *range(127, 160), 0x2028, 0x2029, *range(0x202A, 0x202F))
-        escape = {c: ascii(chr(c))[1:-1] for c in (*controls, *range(0x2066, 0x206A))}
         lines: list[str] = []
         seen: set[str] = set()
         steps = {s.id: s for s in self.steps}
@@ -241,7 +240,7 @@ class Proof(BaseModel):
             lines.extend(f"{pad}    ({note})" for _, note in sorted(s.by.notes.items()))
             stack.extend((p, depth + 1) for p in reversed(s.by.premises))
         lines.extend(f"candidate {p}: {note}" for p, note in sorted(self.checks.items()))
-        return "\n".join(line.translate(escape) for line in lines)
+        return "\n".join(line.translate(LINE_ESCAPES) for line in lines)
 
 
 def confirmed_by(ref: Justification | JustificationRef) -> str:
@@ -352,9 +351,9 @@ class WhyNot(BaseModel):
                 + f" ({ref.origin.value}): {'; '.join(why_) or it.value.value}"
             )
             lines.extend(f"      ({note})" for _, note in sorted(ref.notes.items()))
-        controls = (*range(32), *range(127, 160), 0x2028, 0x2029, *range(0x202A, 0x202F))
-        escape = {c: ascii(chr(c))[1:-1] for c in (*controls, *range(0x2066, 0x206A))}
-        return "\n".join(line.translate(escape) for line in lines)  # no forged or reordered line
+        return "\n".join(
+            line.translate(LINE_ESCAPES) for line in lines
+        )  # no forged or reordered line
 
 
 def why_not(graph: SupportGraph, policy: Policy, state_id: str) -> WhyNot:

@@ -99,6 +99,7 @@ def test_help_lists_every_command_without_importing_models_clingo_or_yaml(tmp_pa
         "stategraph.cli.demo",
         "stategraph.cli.main",
         "stategraph.errors",
+        "stategraph.escaping",
         "stategraph.urls",
     }
     for command in build_parser()._subparsers._group_actions[0].choices:  # type: ignore[union-attr]

@@ -228,6 +228,10 @@ def test_explaining_a_flipped_state_fails_cleanly(place: Place, explain: str) ->
     with place.memory() as mem, pytest.raises(InconsistentStoreError) as err:
         WHY[explain](mem)
     assert err.value.state_id == "m3" and "--verify --deep" in str(err.value)
+    assert err.value.problem == (
+        "is stored as holding, but no justification of it holds on the stored values of its "
+        "premises"
+    )
 
 
 def test_explaining_a_reactivated_fact_fails_cleanly(place: Place) -> None:
@@ -236,6 +240,17 @@ def test_explaining_a_reactivated_fact_fails_cleanly(place: Place) -> None:
     with place.memory() as mem, pytest.raises(InconsistentStoreError) as err:
         mem.why_not("m1")
     assert err.value.state_id == "m1"
+    assert err.value.problem == "is retracted or superseded, but stored as true"
+
+
+def test_explaining_an_active_fact_stored_as_false_fails_cleanly(place: Place) -> None:
+    seed(place)
+    place.edit("UPDATE states SET truth = 'false' WHERE id = ?", "m1b")
+    with place.memory() as mem, pytest.raises(InconsistentStoreError) as err:
+        mem.why_not("m1b")
+    assert err.value.state_id == "m1b"
+    assert err.value.problem == "is an active fact stored as false"
+    assert str(err.value).startswith("state 'm1b' is an active fact stored as false: ")
 
 
 def test_a_head_the_log_does_not_reach_flags_nothing(place: Place) -> None:
