@@ -18,7 +18,7 @@ from stategraph.errors import (
     StategraphError,
     UnknownStateError,
 )
-from stategraph.model import Change
+from stategraph.model import Change, Justification
 
 
 @pytest.fixture
@@ -149,6 +149,23 @@ def test_errors_carry_their_data(mem: Memory) -> None:
     with pytest.raises(InvalidKindError) as kind:
         mem.add({"id": "x", "kind": "wish"})
     assert kind.value.kind == "wish" and "belief" in kind.value.known
+
+
+def test_a_checked_premise_that_is_not_a_premise_is_refused_on_the_engines_path(
+    mem: Memory,
+) -> None:
+    """A caller cannot give ``checked`` (the boundary refuses it); the engine's own path
+    (a judge's or a review's change) is refused too if it names a premise the justification
+    does not cite, with the field and the head."""
+    mem.fact("g", "another fact")
+    j = Justification(head="b", premises=("f",), origin="recovered", checked={"g": "dependency"})
+    with pytest.raises(InvalidChangeError) as info:
+        mem._apply(Change(add_justifications=(j,)))
+    assert (info.value.field, info.value.state_id) == ("add_justifications", "b")
+    assert str(info.value) == (
+        "invalid change (add_justifications): checked premise 'g' is not a premise"
+    )
+    assert len(mem.history()) == 3  # nothing logged
 
 
 def test_bad_because_shape(mem: Memory) -> None:

@@ -55,6 +55,32 @@ def test_round_trip_gives_the_same_revision(place: Place) -> None:
         assert again.verify_log() == 5
 
 
+def test_a_retracted_state_has_no_successor_and_a_superseded_one_names_its_own(
+    tmp_path: Path,
+) -> None:
+    """``superseded_by`` is NULL for a retraction (never an empty id) and the new id for a
+    supersession; both flags and values are written by one revision."""
+    path = tmp_path / "m.db"
+    seed(path).close()
+    with Memory.open(path) as mem:
+        mem.retract("m4")
+        mem.supersede("m1", {"id": "m1b", "text": "stays in Shanghai"})
+    conn = sqlite3.connect(path)
+    try:
+        rows = conn.execute(
+            "SELECT id, active, superseded_by, truth FROM states ORDER BY id"
+        ).fetchall()
+    finally:
+        conn.close()
+    assert rows == [
+        ("m1", 0, "m1b", "false"),
+        ("m1b", 1, None, "true"),
+        ("m2", 1, None, "false"),
+        ("m3", 1, None, "false"),
+        ("m4", 0, None, "false"),
+    ]
+
+
 def test_fault_mid_revision_leaves_the_file_identical(
     place: Place, monkeypatch: pytest.MonkeyPatch
 ) -> None:
