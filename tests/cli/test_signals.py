@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,22 @@ from stategraph import Memory
 from stategraph.cli.main import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, main
 
 STATEGRAPH = [sys.executable, "-m", "stategraph"]
+
+
+def _ctrl_c_reaches_it() -> None:
+    """In the child, before Python starts: Ctrl-C as a terminal delivers it. A shell that runs
+    the suite in the background ignores SIGINT, the children inherit that, and Python then
+    installs no handler: the interruption these tests send would never arrive."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.fixture(autouse=True)
+def _interruptible() -> Iterator[None]:
+    """This process too answers SIGINT with KeyboardInterrupt, however the suite was started."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    if before is not None:  # None: a handler not set from Python, left as it was
+        signal.signal(signal.SIGINT, before)
 
 
 def test_a_closed_pipe_exits_quietly() -> None:
@@ -60,6 +77,7 @@ def test_ctrl_c_while_reading_a_change_gives_one_line_and_130(tmp_path: Path) ->
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_ctrl_c_reaches_it,
     )
     wait_until_reading_stdin(proc.pid)
     proc.send_signal(signal.SIGINT)
@@ -83,6 +101,7 @@ def test_ctrl_c_during_an_import_rolls_it_back(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_ctrl_c_reaches_it,
     )
     deadline = time.monotonic() + 30
     while not store.exists() and time.monotonic() < deadline:  # the store opens, the load begins
