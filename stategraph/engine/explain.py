@@ -351,9 +351,7 @@ class WhyNot(BaseModel):
                 + f" ({ref.origin.value}): {'; '.join(why_) or it.value.value}"
             )
             lines.extend(f"      ({note})" for _, note in sorted(ref.notes.items()))
-        return "\n".join(
-            line.translate(LINE_ESCAPES) for line in lines
-        )  # no forged or reordered line
+        return "\n".join(line.translate(LINE_ESCAPES) for line in lines)
 
 
 def why_not(graph: SupportGraph, policy: Policy, state_id: str) -> WhyNot:
