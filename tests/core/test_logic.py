@@ -88,17 +88,23 @@ def test_nodes_need_not_be_strings() -> None:
     assert model.true == {("x", 1), ("y", 2)}
 
 
-@given(
-    st.lists(
+def rules_over(top: int) -> st.SearchStrategy[list[tuple[int, list[int], list[int]]]]:
+    """Up to 14 rules ``(head, premises, unless)`` with heads 0-7, citing nodes 0-``top``
+    (above 7: nodes cited but never derived)."""
+    return st.lists(
         st.tuples(
             st.integers(0, 7),
-            st.lists(st.integers(0, 7), max_size=3),
-            st.lists(st.integers(0, 7), max_size=2),
+            st.lists(st.integers(0, top), max_size=3),
+            st.lists(st.integers(0, top), max_size=2),
         ),
         max_size=14,
-    ),
-    st.lists(st.integers(0, 7), max_size=3),
-)
+    )
+
+
+FACTS = st.lists(st.integers(0, 7), max_size=3)
+
+
+@given(rules_over(7), FACTS)
 def test_backend_and_encoding_agree(
     rules: list[tuple[int, list[int], list[int]]], facts: list[int]
 ) -> None:
@@ -108,17 +114,7 @@ def test_backend_and_encoding_agree(
     assert (a.true, a.undefined) == (b.true, b.undefined)
 
 
-@given(
-    st.lists(
-        st.tuples(
-            st.integers(0, 7),
-            st.lists(st.integers(0, 9), max_size=3),
-            st.lists(st.integers(0, 9), max_size=2),
-        ),
-        max_size=14,
-    ),
-    st.lists(st.integers(0, 7), max_size=3),
-)
+@given(rules_over(9), FACTS)
 def test_propagating_first_gives_the_same_model(
     rules: list[tuple[int, list[int], list[int]]], facts: list[int]
 ) -> None:
@@ -145,17 +141,7 @@ def test_propagating_first_keeps_the_table(
     assert _propagating_first(program) == (true, undefined, path)
 
 
-@given(
-    st.lists(
-        st.tuples(
-            st.integers(0, 7),
-            st.lists(st.integers(0, 9), max_size=3),
-            st.lists(st.integers(0, 9), max_size=2),
-        ),
-        max_size=14,
-    ),
-    st.lists(st.integers(0, 7), max_size=3),
-)
+@given(rules_over(9), FACTS)
 @example(rules=[(3, [2], []), (2, [1], []), (1, [0], [])], facts=[0])  # a chain listed backwards
 def test_propagating_settles_what_the_facts_give_and_leaves_the_rest_reduced(
     rules: list[tuple[int, list[int], list[int]]], facts: list[int]
