@@ -37,7 +37,17 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-__all__ = ["FIRST_BATCH", "SCHEMA", "THRESHOLD", "add", "build", "start", "threshold", "top"]
+__all__ = [
+    "FIRST_BATCH",
+    "SCHEMA",
+    "THRESHOLD",
+    "THRESHOLD_KEY",
+    "add",
+    "build",
+    "start",
+    "threshold",
+    "top",
+]
 
 THRESHOLD = 512
 """A word in at least this many memories has its postings kept in order. A query's rarer
@@ -55,7 +65,7 @@ SCHEMA = (
 a memory (``doc``, its rowid in ``recall_fts``) with the word ``tf`` times among ``dl``
 tokens."""
 
-_KEY = "recall:impact_threshold"
+THRESHOLD_KEY = "recall:impact_threshold"
 """The ``meta`` row that says the lists exist and are kept, with the threshold they use."""
 
 _FTS = "recall_fts"
@@ -67,7 +77,7 @@ FIRST_BATCH = 32
 
 def threshold(conn: sqlite3.Connection) -> int | None:
     """The threshold the store's lists were built with, or None: it has none (yet)."""
-    row = conn.execute("SELECT value FROM meta WHERE key=?", (_KEY,)).fetchone()
+    row = conn.execute("SELECT value FROM meta WHERE key=?", (THRESHOLD_KEY,)).fetchone()
     return None if row is None else int(row[0])
 
 
@@ -86,7 +96,7 @@ def start(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
     conn.execute("DELETE FROM recall_df")
     conn.execute("DELETE FROM recall_impact")
-    conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (_KEY, str(THRESHOLD)))
+    conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (THRESHOLD_KEY, str(THRESHOLD)))
 
 
 def build(conn: sqlite3.Connection) -> None:
@@ -118,13 +128,11 @@ def _postings(
             yield word, tf, len(toks), rowid
 
 
-def add(conn: sqlite3.Connection, docs: Sequence[tuple[int, Sequence[str]]]) -> None:
+def add(conn: sqlite3.Connection, docs: Sequence[tuple[int, Sequence[str]]], limit: int) -> None:
     """Count and list memories just added to the index, as (rowid, tokens) (inside the
-    writer's transaction, after the rows went into ``recall_fts``). A word that reaches the
-    threshold now has its whole list made from the index, once."""
-    limit = threshold(conn)
-    if limit is None or not docs:
-        return
+    writer's transaction, after the rows went into ``recall_fts``), in a store whose lists
+    use ``limit`` (:func:`threshold`). A word that reaches it now has its whole list made
+    from the index, once."""
     new: Counter[str] = Counter()
     for _, toks in docs:
         new.update(set(toks))
@@ -145,7 +153,8 @@ def add(conn: sqlite3.Connection, docs: Sequence[tuple[int, Sequence[str]]]) -> 
         sql = f"SELECT rowid, body FROM {_FTS} WHERE {_FTS} MATCH ?"
         for rowid, body in conn.execute(sql, (f'"{word}"',)).fetchall():
             rows.extend(_postings(int(rowid), str(body).split(), {word}))
-    conn.executemany("INSERT INTO recall_impact VALUES (?, ?, ?, ?)", rows)
+    if rows:
+        conn.executemany("INSERT INTO recall_impact VALUES (?, ?, ?, ?)", rows)
 
 
 # ---- reading --------------------------------------------------------------------------------

@@ -142,6 +142,43 @@ def test_lists_kept_write_by_write_equal_lists_made_at_once(tmp_path: Path) -> N
     assert len(kept[1]) > 300
 
 
+def test_a_bulk_load_onto_a_store_lists_each_memory_under_its_own_rowid(tmp_path: Path) -> None:
+    """Many memories indexed in one statement after others: FTS5 numbers them on from the
+    largest rowid, and the lists must name the rows it gave."""
+    rng = random.Random(11)
+    path = tmp_path / "m.db"
+    with Memory(path) as mem:
+        random_store(mem, rng, 40)
+        texts = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 6))) for _ in range(60)]
+        mem.bulk_load(
+            {"id": f"bulk{i:02d}", "kind": "fact", "text": t} for i, t in enumerate(texts)
+        )
+    kept = _lists(path)
+    assert _rebuilt(path) == kept
+    conn = sqlite3.connect(path)
+    try:
+        bodies = dict(conn.execute("SELECT rowid, body FROM recall_fts"))
+        assert all(term in bodies[doc].split() for term, _, _, doc in kept[1])
+    finally:
+        conn.close()
+
+
+def _automerge(path: Path) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return int(
+            conn.execute("SELECT v FROM recall_fts_config WHERE k = 'automerge'").fetchone()[0]
+        )
+    finally:
+        conn.close()
+
+
+def test_a_new_index_merges_its_segments_at_the_setting_chosen(tmp_path: Path) -> None:
+    with Memory(tmp_path / "m.db") as mem:
+        mem.fact("f", "user tea")
+    assert _automerge(tmp_path / "m.db") == fulltext.AUTOMERGE != 4  # FTS5's own default
+
+
 def test_a_store_without_lists_ranks_the_fts5_way_then_gets_them_at_its_first_recall(
     tmp_path: Path,
 ) -> None:
@@ -153,6 +190,7 @@ def test_a_store_without_lists_ranks_the_fts5_way_then_gets_them_at_its_first_re
     conn.execute("DROP TABLE recall_impact")
     conn.execute("DELETE FROM meta WHERE key LIKE 'recall:%'")
     conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema'")
+    conn.execute("INSERT INTO recall_fts (recall_fts, rank) VALUES ('automerge', 4)")
     conn.commit()
     conn.close()
     with Memory(path) as mem:
@@ -163,6 +201,7 @@ def test_a_store_without_lists_ranks_the_fts5_way_then_gets_them_at_its_first_re
         assert impacts.top(store_conn, ["user"], 5, lambda ids: set(ids)) is None
         mem.recall("user tea")  # the first recall makes them, from the index
         assert impacts.threshold(store_conn) == 12
+        assert _automerge(path) == fulltext.AUTOMERGE  # and the index the merge setting
         again = fulltext.search(
             mem.store, ["user", "tea"], 10, kinds=None, doubtful=True, invalidated=False
         )
