@@ -36,6 +36,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 __all__ = [
     "FIRST_BATCH",
@@ -68,6 +69,7 @@ tokens."""
 THRESHOLD_KEY = "recall:impact_threshold"
 """The ``meta`` row that says the lists exist and are kept, with the threshold they use."""
 
+_T = TypeVar("_T")
 _FTS = "recall_fts"
 _K1, _B = 1.2, 0.75
 _CHUNK = 900  # bound parameters per statement, well under any SQLite build's limit
@@ -81,7 +83,7 @@ def threshold(conn: sqlite3.Connection) -> int | None:
     return None if row is None else int(row[0])
 
 
-def _chunks(items: Sequence[int] | Sequence[str]) -> Iterator[Sequence[int] | Sequence[str]]:
+def _chunks(items: Sequence[_T]) -> Iterator[Sequence[_T]]:
     for i in range(0, len(items), _CHUNK):
         yield items[i : i + _CHUNK]
 
@@ -289,7 +291,8 @@ def top(
         todo = sorted({r for r in fresh if r not in seen})
         seen.update(todo)
         fresh = []
-        kept.extend(_scored(conn, todo, words, idf, avgdl, keep))
+        floor = -kept[limit - 1][0] if len(kept) >= limit else None
+        kept.extend(_scored(conn, todo, words, idf, avgdl, keep, floor))
         kept.sort()
         bounds = [(_bound(group, runs, avgdl), group) for group in groups]
         bounds = [(b, g) for b, g in bounds if b > 0.0]
@@ -343,23 +346,30 @@ def _scored(
     idf: dict[str, float],
     avgdl: float,
     keep: Keep,
+    floor: float | None,
 ) -> Iterable[tuple[float, int, str]]:
-    """The kept ones of ``rowids``, scored: (-score, rowid, id)."""
-    out: list[tuple[float, int, str]] = []
+    """The kept ones of ``rowids`` that score at least ``floor`` (the ``limit``-th kept score so
+    far, which only rises: a memory below it can never be among the best), scored:
+    (-score, rowid, id). Only those are looked up to see if they are kept."""
+    scored: list[tuple[float, int, str]] = []
     weights = [(w, idf[w]) for w in words]
+    k1p = _K1 + 1.0
     for part in _chunks(rowids):
         sql = f"SELECT rowid, id, body FROM {_FTS} WHERE rowid IN ({_marks(len(part))})"
-        found = conn.execute(sql, list(part)).fetchall()
-        wanted = keep([str(i) for _, i, _ in found])
-        for rowid, sid, body in found:
-            if sid not in wanted:
-                continue
+        for rowid, sid, body in conn.execute(sql, list(part)).fetchall():
             toks = body.split()
-            dl = len(toks)
+            norm = _K1 * (1 - _B + _B * len(toks) / avgdl)
             score = 0.0
-            for w, weight in weights:
-                score += _part(weight, float(toks.count(w)), dl, avgdl)
-            out.append((-score, rowid, sid))
+            for w, weight in weights:  # _part's operations in its order; a word absent adds 0.0
+                tf = toks.count(w)
+                if tf:
+                    score += weight * ((tf * k1p) / (tf + norm))
+            if floor is None or score >= floor:
+                scored.append((-score, rowid, str(sid)))
+    out: list[tuple[float, int, str]] = []
+    for batch in _chunks(scored):
+        wanted = keep([sid for _, _, sid in batch])
+        out.extend(row for row in batch if row[2] in wanted)
     return out
 
 
