@@ -441,18 +441,20 @@ def _cmd_why_not(args: argparse.Namespace) -> int:
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    with _open(args) as opened:
-        mem = _then(opened, args)
-        rows: list[dict[str, Any]] = [
-            {
-                "id": s.id,
-                "kind": s.kind,
-                "truth": mem.truth(s.id).value,
-                "active": mem.is_active(s.id),
-                "text": s.text,
-            }
-            for s in mem.states()
-        ]
+    rows = _listed(args)
+    if rows is None:
+        with _open(args) as opened:
+            mem = _then(opened, args)
+            rows = [
+                {
+                    "id": s.id,
+                    "kind": s.kind,
+                    "truth": mem.truth(s.id).value,
+                    "active": mem.is_active(s.id),
+                    "text": s.text,
+                }
+                for s in mem.states()
+            ]
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return 0
@@ -462,6 +464,17 @@ def _cmd_show(args: argparse.Namespace) -> int:
         line = f"{marks[r['truth']]} {r['id']:<10} {r['kind']:<7} {r['text']}{status}"
         print(line.translate(LINE_ESCAPES))
     return 0
+
+
+def _listed(args: argparse.Namespace) -> list[Any] | None:
+    """``show``'s rows read straight from a SQLite store of this version, without the models
+    (:mod:`stategraph.store.listing`); None for the past, PostgreSQL, or a store to open in
+    full (which then migrates it or says what is wrong)."""
+    from stategraph.store.listing import state_lines
+
+    if args.as_of is not None or "://" in args.store:  # a URL: PostgreSQL's, or refused in full
+        return None
+    return state_lines(args.store, args.busy_timeout)
 
 
 def _head(text: str) -> tuple[int, str]:

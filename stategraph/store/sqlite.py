@@ -75,18 +75,18 @@ from stategraph.store.revlog import (
     pack,
 )
 from stategraph.store.revlog import unpack as _unpack
-from stategraph.store.sqlitefile import APPLICATION_ID, connect, identify
+from stategraph.store.sqlitefile import (
+    APPLICATION_ID,
+    IDENTIFYING,
+    SCHEMA_VERSION,
+    connect,
+    identify,
+)
 from stategraph.store.tables import CONFIG_KEY, META_KEY, Keys, Sums, rows_hash
 from stategraph.text import atom_index
 
-__all__ = ["STORES", "LogEntry", "SQLiteStore", "Store"]
+__all__ = ["SCHEMA_VERSION", "STORES", "LogEntry", "SQLiteStore", "Store"]
 
-SCHEMA_VERSION = 6
-"""6: recall's lists of frequent words (:mod:`stategraph.text.impacts`: made by a 5's first
-recall), kept by every write, which a stategraph of 5 would not do; 5: the past of the tables
-(:mod:`stategraph.store.past`); 4: log columns may be compressed BLOBs
-(:mod:`stategraph.store.revlog`); 3: the term index and judge calls; 2: clustered justifications
-and open/closed edges."""
 _CHUNK = 500  # ids per IN (...) query, well under SQLite's variable limit
 _DOC_CACHE = 1 << 18
 """Documents of the term index kept in memory at most (:meth:`SQLiteStore.postings`)."""
@@ -160,8 +160,6 @@ _TABLES = frozenset(
 )
 """Every table of the current schema."""
 _CREATED = re.compile(r"CREATE\s+(?:TABLE|INDEX)\s+IF\s+NOT\s+EXISTS\s+(\w+)", re.IGNORECASE)
-_IDENTIFYING = ("states", "revisions")
-"""Tables every schema version had: with ``meta``, what makes a file a store."""
 _TAMPER, _ACKNOWLEDGED = "log:tamper", "log:tamper_acknowledged"
 """``meta`` keys: the breaks a failed verification found (writes are refused while it is
 set), and those acknowledged since (they no longer refuse writes)."""
@@ -538,7 +536,7 @@ class SQLiteStore:
     def _open_schema(self, create: bool) -> None:
         """Identify the file, then create or migrate it only if it must be (under the write
         lock, identifying it again there: another process may have done it meanwhile)."""
-        version = identify(self.conn, self.path, _IDENTIFYING)
+        version = identify(self.conn, self.path, IDENTIFYING)
         if version is None and not create:
             raise StoreError(
                 self.path,
@@ -550,7 +548,7 @@ class SQLiteStore:
         if version == SCHEMA_VERSION and self._tables() >= _TABLES:
             return
         with self._locked():
-            version = identify(self.conn, self.path, _IDENTIFYING)
+            version = identify(self.conn, self.path, IDENTIFYING)
             self._check_version(version)
             self._create("justifications")
             if version is None:

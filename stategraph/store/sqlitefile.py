@@ -22,7 +22,14 @@ from typing import Any
 
 from stategraph.errors import StoreBusyError, StoreError, StoreNotFoundError
 
-__all__ = ["APPLICATION_ID", "BusyAwareConnection", "connect", "identify"]
+__all__ = [
+    "APPLICATION_ID",
+    "IDENTIFYING",
+    "SCHEMA_VERSION",
+    "BusyAwareConnection",
+    "connect",
+    "identify",
+]
 
 APPLICATION_ID = 0x53744772
 """``PRAGMA application_id`` of a store ("StGr" in the file header, where ``file(1)`` and other
@@ -35,6 +42,18 @@ def is_busy(exc: sqlite3.Error) -> bool:
     """True for SQLite's "database is locked" family (another connection holds a lock)."""
     code = getattr(exc, "sqlite_errorcode", None)
     return code is not None and code & 0xFF == _BUSY
+
+
+SCHEMA_VERSION = 6
+"""The SQLite store's format, the ``schema`` row of its ``meta`` table. 6: recall's lists of
+frequent words (:mod:`stategraph.text.impacts`: made by a 5's first recall), kept by every
+write, which a stategraph of 5 would not do; 5: the past of the tables
+(:mod:`stategraph.store.past`); 4: log columns may be compressed BLOBs
+(:mod:`stategraph.store.revlog`); 3: the term index and judge calls; 2: clustered justifications
+and open/closed edges."""
+
+IDENTIFYING = ("states", "revisions")
+"""Tables every schema version had: with ``meta``, what makes a file a store."""
 
 
 class BusyAwareConnection(sqlite3.Connection):
