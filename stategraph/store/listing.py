@@ -37,7 +37,8 @@ def state_lines(path: str, busy_timeout: float) -> list[StateLine] | None:
 
     Raises:
         StoreNotFoundError: no file at ``path``.
-        StoreError: ``path`` is a folder, or SQLite cannot open it.
+        StoreError: ``path`` is a folder, SQLite cannot open it, or it is not a stategraph
+            store (the errors and words opening a ``SQLiteStore`` gives).
         StoreBusyError: a writer held its lock past ``busy_timeout``.
     """
     conn = connect(path, busy_timeout, create=False)
