@@ -7,7 +7,6 @@ two equal inputs serialise to identical bytes whatever order the caller wrote th
 
 from __future__ import annotations
 
-import enum
 import re
 import unicodedata
 from datetime import datetime
@@ -26,6 +25,18 @@ from pydantic import (
     field_validator,
     model_serializer,
     model_validator,
+)
+
+from stategraph.values import (
+    ActionStatus,
+    Consequence,
+    DecidedBy,
+    Decision,
+    EdgeCheck,
+    Origin,
+    Source,
+    Truth,
+    Verdict,
 )
 
 __all__ = [
@@ -175,89 +186,6 @@ StateId = Annotated[
 """A state's identifier: a non-empty string without control characters, kept in NFC (see
 :func:`normalise_id`; it reaches clingo only as a string symbol). Strict: a number, a
 boolean, None or bytes is refused, not converted (:func:`id_list`)."""
-
-
-class Source(enum.StrEnum):
-    """Who wrote a state."""
-
-    user = "user"
-    agent = "agent"
-    tool = "tool"
-
-
-class ActionStatus(enum.StrEnum):
-    """Whether an action has been carried out; decides how a lost action is graded."""
-
-    pending = "pending"
-    executed = "executed"
-
-
-class Origin(enum.StrEnum):
-    """Where a justification came from.
-
-    ``recovered`` justifications are candidates (the memories that were in context when a
-    state was written, or that the engine proposed for a state written without a basis):
-    until each premise is checked they support their head only as far as the unchecked
-    premises still hold; when one fails, the head becomes undecided. ``judge``
-    justifications rest on the support a counterfactual judge named; ``assumed`` ones have no
-    premises at all (a derived state written with no basis and nothing to propose holds as an
-    assumption of its source); ``review`` ones record a person's confirmation.
-    """
-
-    declared = "declared"
-    rule = "rule"
-    recovered = "recovered"
-    judge = "judge"
-    assumed = "assumed"
-    review = "review"
-
-
-class EdgeCheck(enum.StrEnum):
-    """The outcome of checking one candidate premise of a ``recovered`` justification."""
-
-    dependency = "dependency"
-    independent = "independent"
-
-
-class Truth(enum.StrEnum):
-    """A state's value in the well-founded model."""
-
-    true = "true"
-    false = "false"
-    undefined = "undefined"
-
-
-# For the hot loops of revision: on Python 3.11 reading a member off its enum (``Truth.true``)
-# costs about 60 ns, a module global 6 ns, and a large cone compares truth values millions of
-# times.
-TRUE, FALSE, UNDEFINED = Truth.true, Truth.false, Truth.undefined
-TRUTH_OF = {t.value: t for t in Truth}
-"""A stored truth value's member (a dict lookup: calling ``Truth(text)`` costs ten times as
-much)."""
-
-
-class Verdict(enum.StrEnum):
-    """What a revision concluded about a touched state."""
-
-    invalidated = "invalidated"
-    kept = "kept"
-    needs_confirmation = "needs_confirmation"
-    restored = "restored"
-
-
-class DecidedBy(enum.StrEnum):
-    """Which layer decided a verdict."""
-
-    logic = "logic"
-    judge = "judge"
-    policy = "policy"
-
-
-class Consequence(enum.StrEnum):
-    """What must happen to an action whose support changed."""
-
-    cancel = "cancel"
-    review = "review"
 
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, defer_build=True)
@@ -411,13 +339,6 @@ class Supersession(BaseModel):
 
     id: StateId
     with_: State = Field(alias="with")
-
-
-class Decision(enum.StrEnum):
-    """What a person decided about a state flagged ``needs_confirmation``."""
-
-    confirmed = "confirmed"
-    rejected = "rejected"
 
 
 class Review(BaseModel):

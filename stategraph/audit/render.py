@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from stategraph.engine.explain import confirmed_by
+from stategraph.engine.proof_text import confirmed_by
 from stategraph.escaping import LINE_ESCAPES
 from stategraph.judge.base import JudgeCall
 from stategraph.model import (

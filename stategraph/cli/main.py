@@ -146,7 +146,7 @@ def _lost(lost: LostSupport) -> str:
 def render_report(report: Report) -> str:
     """A report as aligned text lines, one per changed and touched state (no recursion: a
     report is flat, however deep the cascade)."""
-    from stategraph.engine.explain import confirmed_by
+    from stategraph.engine.proof_text import confirmed_by
     from stategraph.model import Origin
 
     lines = [f"cone: {report.cone_size} states reached, {report.solved} solved"]
@@ -424,6 +424,10 @@ def _then(mem: Memory, args: argparse.Namespace) -> Memory | MemoryAsOf:
 
 
 def _cmd_why(args: argparse.Namespace) -> int:
+    text = None if args.json else _proof_text(args)
+    if text is not None:
+        print(text)
+        return 0
     with _open(args) as opened:
         mem = _then(opened, args)
         if args.json:
@@ -475,6 +479,49 @@ def _listed(args: argparse.Namespace) -> list[Any] | None:
     if args.as_of is not None or "://" in args.store:  # a URL: PostgreSQL's, or refused in full
         return None
     return state_lines(args.store, args.busy_timeout)
+
+
+def _proof_text(args: argparse.Namespace) -> str | None:
+    """``why``'s text read straight from a SQLite store of this version, without the models
+    (:mod:`stategraph.store.ancestry`, the same proof and renderer as :meth:`Memory.why
+    <stategraph.memory.Memory.why>`); None for the past, PostgreSQL, an id to normalise, or
+    anything the full path answers with an error (it then says what is wrong)."""
+    import dataclasses
+    import unicodedata
+
+    from stategraph.engine.derivation import body, candidate_notes, lowest_proof
+    from stategraph.engine.policy import Policy
+    from stategraph.engine.proof_text import PlainStep, render_proof
+    from stategraph.errors import StategraphError
+    from stategraph.store.ancestry import read_ancestry
+    from stategraph.values import TRUE
+
+    sid = args.id
+    plain = sid and sid == sid.strip() and (sid.isascii() or unicodedata.is_normalized("NFC", sid))
+    if args.as_of is not None or "://" in args.store or not plain:
+        return None
+    found = read_ancestry(args.store, args.busy_timeout, sid)
+    if found is None or found.value(sid) is not TRUE:
+        return None
+    policy, states = Policy(), found.states
+
+    def is_base(s: str) -> bool:
+        st = states.get(s)
+        return st is not None and st.active and policy.is_exogenous(st)
+
+    try:
+        proof = lowest_proof(
+            sid, found.justifications_of, is_base, found.value, states.__contains__
+        )
+    except StategraphError:  # a kind the default policy lacks, a state stored unfounded
+        return None
+    steps = [
+        PlainStep(
+            s, states[s].kind, states[s].text, by and dataclasses.replace(by, premises=body(by))
+        )
+        for s, _, by in proof
+    ]
+    return render_proof(sid, steps, candidate_notes(found.justifications_of(sid)))
 
 
 def _head(text: str) -> tuple[int, str]:

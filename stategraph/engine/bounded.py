@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from stategraph.engine.explain import justification_value
+from stategraph.engine.derivation import justification_value
 from stategraph.engine.graph import Cone, SupportGraph
 from stategraph.engine.policy import Policy
 from stategraph.model import Truth

@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from stategraph.errors import DuplicateStateError, UnknownStateError
-from stategraph.model import FALSE, Justification, State, Truth
+from stategraph.model import Justification, State, Truth
+from stategraph.values import FALSE
 
 __all__ = ["Cone", "JustKey", "SupportGraph"]
 

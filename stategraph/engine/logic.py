@@ -36,8 +36,8 @@ from pathlib import Path
 import clingo
 
 from stategraph.errors import LogicError
-from stategraph.model import FALSE, TRUE, UNDEFINED, Truth
 from stategraph.resources import data_root
+from stategraph.values import FALSE, TRUE, UNDEFINED, Truth
 
 __all__ = [
     "IncrementalProgram",

@@ -9,11 +9,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
 
 from stategraph.errors import InvalidKindError
-from stategraph.model import ActionStatus, State
+from stategraph.values import ActionStatus
 
-__all__ = ["KindPolicy", "Policy"]
+if TYPE_CHECKING:
+    from stategraph.model import State
+
+__all__ = ["KindPolicy", "Kinded", "Policy"]
+
+
+class Kinded(Protocol):
+    """What the policy reads of a state (a :class:`~stategraph.model.State`, or a row read
+    without the models)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +58,7 @@ class Policy:
 
     kinds: Mapping[str, KindPolicy] = field(default_factory=_default_kinds)
 
-    def of(self, state: State) -> KindPolicy:
+    def of(self, state: Kinded) -> KindPolicy:
         """The policy of a state's kind.
 
         Raises:
@@ -55,7 +69,7 @@ class Policy:
         except KeyError:
             raise InvalidKindError(state.kind, self.kinds, state.id) from None
 
-    def is_exogenous(self, state: State) -> bool:
+    def is_exogenous(self, state: Kinded) -> bool:
         """True for facts: states that hold while active, without justification."""
         return self.of(state).exogenous
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from stategraph.engine.bounded import frontier_outcome, tainted
-from stategraph.engine.explain import body, derivation_levels, failures, justification_value
+from stategraph.engine.derivation import body, derivation_levels, failures, justification_value
 from stategraph.engine.graph import Cone, JustKey, SupportGraph
 from stategraph.engine.logic import (
     Program,
@@ -39,9 +39,6 @@ from stategraph.errors import (
     UnknownStateError,
 )
 from stategraph.model import (
-    FALSE,
-    TRUE,
-    UNDEFINED,
     Change,
     ChangedState,
     Consequence,
@@ -59,6 +56,7 @@ from stategraph.model import (
     Verdict,
     trusted,
 )
+from stategraph.values import FALSE, TRUE, UNDEFINED
 
 __all__ = ["LinkWrites", "Revision", "Writes", "revise", "seeds", "validate"]
 

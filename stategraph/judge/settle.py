@@ -46,9 +46,6 @@ from stategraph.engine.revise import Revision
 from stategraph.judge.base import Judge, JudgeCall, Question, Quote, clip_text, question_key
 from stategraph.judge.limits import Allowance, spending
 from stategraph.model import (
-    FALSE,
-    TRUE,
-    UNDEFINED,
     Change,
     Consequence,
     DecidedBy,
@@ -64,6 +61,7 @@ from stategraph.model import (
     Verdict,
 )
 from stategraph.text.candidates import UNRELATED_METHODS, Proposer, TermIndex
+from stategraph.values import FALSE, TRUE, UNDEFINED
 
 __all__ = ["JudgeBudget", "JudgeStore", "Settled", "flag_blockers", "settle"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stategraph.engine.explain import justification_value
+from stategraph.engine.derivation import justification_value
 from stategraph.engine.graph import SupportGraph
 from stategraph.errors import InvalidInputError, UnknownStateError
 from stategraph.model import Entry, Justification, JustificationRef, Report

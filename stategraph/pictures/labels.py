@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from stategraph.engine.explain import confirmed_by
+from stategraph.engine.proof_text import confirmed_by
 from stategraph.model import Origin, Truth
 from stategraph.pictures.scene import StateNode, Support
 

@@ -31,14 +31,12 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from stategraph.engine.explain import body, justification_value
+from stategraph.engine.derivation import body, justification_value
 from stategraph.engine.graph import SupportGraph
 from stategraph.engine.logic import Program, Rule, negative_components
 from stategraph.engine.policy import Policy
 from stategraph.errors import InvalidInputError, NotPendingError, UnknownStateError
 from stategraph.model import (
-    TRUE,
-    UNDEFINED,
     ActionStatus,
     Change,
     Consequence,
@@ -52,6 +50,7 @@ from stategraph.model import (
 from stategraph.store import review_queue
 from stategraph.store.asof import PastStore
 from stategraph.store.sqlite import SQLiteStore, Store
+from stategraph.values import TRUE, UNDEFINED
 
 __all__ = ["PendingReview", "pending_review", "review_change"]
 

@@ -2,12 +2,14 @@
 
 Owns the SQLite store (:mod:`.sqlite`), the PostgreSQL store (:mod:`.postgres`, with
 :mod:`.pgschema` and :mod:`.pgdialect`), opening a store by URL (:mod:`.open`), the SQLite file's
-identity (:mod:`.sqlitefile`), the states listed without the models (:mod:`.listing`), the
-revision log's encoding (:mod:`.revlog`), the tables' digest (:mod:`.tables`), the review
-queue's index (:mod:`.review_queue`) and bulk loading (:mod:`.bulk`).
+identity (:mod:`.sqlitefile`), what ``show`` and ``why`` print read without the models
+(:mod:`.listing`, :mod:`.ancestry`, rows decoded by :mod:`.rowcodec`), the revision log's
+encoding (:mod:`.revlog`), the tables' digest (:mod:`.tables`), the review queue's index
+(:mod:`.review_queue`) and bulk loading (:mod:`.bulk`).
 
-May import: the root's ``errors``, ``model``, ``resources``, ``urls``, :mod:`stategraph.engine`,
-:mod:`stategraph.grounding`, :mod:`stategraph.text`, :mod:`stategraph.judge`.
+May import: the root's ``errors``, ``values``, ``model``, ``resources``, ``urls``,
+:mod:`stategraph.engine`, :mod:`stategraph.grounding`, :mod:`stategraph.text`,
+:mod:`stategraph.judge`.
 
 ``stategraph.store`` was once a single module; its public names are re-exported here, so
 ``from stategraph.store import SQLiteStore`` keeps working (imported when first used).

@@ -19,7 +19,7 @@ from typing import Any
 
 from stategraph.engine.graph import JustKey, SupportGraph
 from stategraph.errors import AsOfRangeError, InvalidInputError
-from stategraph.model import TRUTH_OF, Entry, Justification, State, Truth
+from stategraph.model import Entry, Justification, State, Truth
 from stategraph.store import past, review_queue
 from stategraph.store.revlog import LogEntry
 from stategraph.store.sqlite import (
@@ -28,6 +28,7 @@ from stategraph.store.sqlite import (
     _justification,
     _state,
 )
+from stategraph.values import TRUTH_OF
 
 __all__ = ["AsOf", "PastStore", "resolve"]
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import TypedDict
+from typing import Any, TypedDict
 
-from stategraph.store.sqlitefile import IDENTIFYING, SCHEMA_VERSION, connect, identify
+from stategraph.store.sqlitefile import read_current
 
 __all__ = ["StateLine", "state_lines"]
 
@@ -36,27 +36,23 @@ def state_lines(path: str, busy_timeout: float) -> list[StateLine] | None:
     store is not one this reader takes (open it as a ``SQLiteStore`` then).
 
     Raises:
-        StoreNotFoundError: no file at ``path``.
-        StoreError: ``path`` is a folder, SQLite cannot open it, or it is not a stategraph
-            store (the errors and words opening a ``SQLiteStore`` gives).
-        StoreBusyError: a writer held its lock past ``busy_timeout``.
+        StoreNotFoundError, StoreError, StoreBusyError: as
+            :func:`~stategraph.store.sqlitefile.read_current` says.
     """
-    conn = connect(path, busy_timeout, create=False)
-    try:
-        if identify(conn, path, IDENTIFYING) != SCHEMA_VERSION:
-            return None
-        rows = conn.execute("SELECT id, kind, truth, active, body FROM states ORDER BY id")
-        return [
-            {
-                "id": str(i),
-                "kind": str(kind),
-                "truth": str(truth),
-                "active": bool(active),
-                "text": str(json.loads(body)["text"]),
-            }
-            for i, kind, truth, active, body in rows
-        ]
-    except (sqlite3.DatabaseError, ValueError, KeyError, TypeError):
-        return None  # not as this stategraph writes it: SQLiteStore says what is wrong
-    finally:
-        conn.close()
+    return read_current(path, busy_timeout, _lines)
+
+
+def _lines(conn: sqlite3.Connection) -> list[StateLine]:
+    rows = conn.execute("SELECT id, truth, active, body FROM states ORDER BY id")
+    return [_line(i, truth, active, json.loads(body)) for i, truth, active, body in rows]
+
+
+def _line(state_id: str, truth: str, active: int, whole: dict[str, Any]) -> StateLine:
+    """A row as the models show it: kind and text from the state's body, as they read them."""
+    return {
+        "id": str(state_id),
+        "kind": str(whole["kind"]),
+        "truth": str(truth),
+        "active": bool(active),
+        "text": str(whole["text"]),
+    }

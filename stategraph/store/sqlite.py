@@ -51,10 +51,8 @@ from stategraph.errors import (
 )
 from stategraph.judge.base import JudgeCall
 from stategraph.model import (
-    TRUTH_OF,
     ActionStatus,
     Change,
-    EdgeCheck,
     Justification,
     Origin,
     Report,
@@ -75,6 +73,7 @@ from stategraph.store.revlog import (
     pack,
 )
 from stategraph.store.revlog import unpack as _unpack
+from stategraph.store.rowcodec import decode_extra, decode_ids
 from stategraph.store.sqlitefile import (
     APPLICATION_ID,
     IDENTIFYING,
@@ -84,6 +83,7 @@ from stategraph.store.sqlitefile import (
 )
 from stategraph.store.tables import CONFIG_KEY, META_KEY, Keys, Sums, rows_hash
 from stategraph.text import atom_index
+from stategraph.values import TRUTH_OF
 
 __all__ = ["SCHEMA_VERSION", "STORES", "LogEntry", "SQLiteStore", "Store"]
 
@@ -404,15 +404,6 @@ def justification_row(j: Justification) -> tuple[str, str, str, str, str]:
     )
 
 
-def _ids(text: str) -> tuple[str, ...]:
-    """Decode a stored JSON array of ids; the common case (no escapes) without the parser."""
-    if text == "[]":
-        return ()
-    if "\\" in text:
-        return tuple(json.loads(text))
-    return tuple(text[2:-2].split('","'))
-
-
 @functools.lru_cache(maxsize=4096)
 def _rules_only(extra: str) -> tuple[str, ...] | None:
     """The rules of an ``extra`` column that holds nothing else (a rule justification's: a few
@@ -430,8 +421,8 @@ def _justification(head: str, premises: str, unless: str, origin: str, extra: st
     next one reads most of them again (the objects are frozen, and shared: issue 23)."""
     fields: dict[str, Any] = {
         "head": head,
-        "premises": _ids(premises),
-        "unless": _ids(unless),
+        "premises": decode_ids(premises),
+        "unless": decode_ids(unless),
         "origin": Origin(origin),
         "checked": {},
         "notes": {},
@@ -441,11 +432,7 @@ def _justification(head: str, premises: str, unless: str, origin: str, extra: st
     if extra and (rules := _rules_only(extra)) is not None:
         fields["rules"] = rules
     elif extra:
-        more = json.loads(extra)
-        fields["checked"] = {k: EdgeCheck(v) for k, v in more["checked"].items()}
-        fields["notes"] = more["notes"]
-        fields["rules"] = tuple(more["rules"])
-        fields["proposed"] = more.get("proposed", {})
+        fields.update(decode_extra(extra))
     return trusted(Justification, fields)
 
 
@@ -753,7 +740,7 @@ class SQLiteStore:
         out: dict[str, set[str]] = {}
         sql = "SELECT head, premises, unless FROM justifications WHERE head IN ({})"
         for head, premises, unless in self._select(sql, heads):
-            out.setdefault(head, set()).update(_ids(premises), _ids(unless))
+            out.setdefault(head, set()).update(decode_ids(premises), decode_ids(unless))
         return out
 
     def changeable(self, ids: Sequence[str]) -> set[str]:

@@ -16,9 +16,9 @@ Three rules, each learned from a store that misbehaved (issue 14):
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from stategraph.errors import StoreBusyError, StoreError, StoreNotFoundError
 
@@ -29,7 +29,10 @@ __all__ = [
     "BusyAwareConnection",
     "connect",
     "identify",
+    "read_current",
 ]
+
+T = TypeVar("T")
 
 APPLICATION_ID = 0x53744772
 """``PRAGMA application_id`` of a store ("StGr" in the file header, where ``file(1)`` and other
@@ -158,3 +161,31 @@ _FOREIGN = (
     "this file is not a stategraph store (it was left as it is): give the path of a store, "
     "or a new path to create one"
 )
+
+
+def read_current(
+    path: str, busy_timeout: float, read: Callable[[sqlite3.Connection], T]
+) -> T | None:
+    """``read`` on the store at ``path`` in one read transaction, if the store is of this
+    :data:`SCHEMA_VERSION`; None when it is not, or when ``read`` meets a row not as this
+    stategraph writes it (then open it as a ``SQLiteStore``, which migrates an older store and
+    says what is wrong with any other, so a reader without the models never words an error of
+    its own). For the commands that print a store without importing the models
+    (:mod:`.listing`, :mod:`.ancestry`).
+
+    Raises:
+        StoreNotFoundError: no file at ``path``.
+        StoreError: ``path`` is a folder, SQLite cannot open it, or it is not a stategraph
+            store (the errors and words opening a ``SQLiteStore`` gives).
+        StoreBusyError: a writer held its lock past ``busy_timeout``.
+    """
+    conn = connect(path, busy_timeout, create=False)
+    try:
+        if identify(conn, path, IDENTIFYING) != SCHEMA_VERSION:
+            return None
+        conn.execute("BEGIN")  # the rows of one committed revision
+        return read(conn)
+    except (sqlite3.DatabaseError, ValueError, KeyError, TypeError, UnicodeError):
+        return None
+    finally:
+        conn.close()

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from stategraph.grounding.terms import memory_terms
-from stategraph.model import TRUE, State, Truth
+from stategraph.model import State, Truth
+from stategraph.values import TRUE
 
 __all__ = [
     "UNRELATED_METHODS",

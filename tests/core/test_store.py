@@ -15,7 +15,8 @@ from hypothesis import strategies as hs
 
 from stategraph import Memory
 from stategraph.errors import LogIntegrityError, StategraphError, StoreError
-from stategraph.store.sqlite import SCHEMA_VERSION, SQLiteStore, _ids, canonical_json, ids_json
+from stategraph.store.rowcodec import decode_ids
+from stategraph.store.sqlite import SCHEMA_VERSION, SQLiteStore, canonical_json, ids_json
 
 pytestmark = pytest.mark.citus  # the backend tests also run on Citus (tests/backends.py)
 
@@ -203,7 +204,7 @@ def test_rows_read_back_equal_validated_models(place: Place) -> None:
 def test_id_arrays_encode_like_the_json_encoder_and_decode_back(ids: list[str]) -> None:
     text = ids_json(ids)
     assert text == canonical_json(ids)
-    assert _ids(text) == tuple(ids)
+    assert decode_ids(text) == tuple(ids)
 
 
 def test_a_version_1_store_is_migrated_on_open(tmp_path: Path) -> None:
