@@ -162,11 +162,6 @@ STATEMENTS: dict[str, Statement] = {
         "VALUES (%s,%s,%s,%s,%s,%s) ON CONFLICT (tenant, head, ident) "
         "DO UPDATE SET origin = excluded.origin, extra = excluded.extra"
     ),
-    "SELECT head, premises, unless, origin, extra FROM justifications "
-    "WHERE head=? AND premises=? AND unless=?": _s(
-        "SELECT head, premises, unless, origin, extra FROM justifications "
-        "WHERE tenant=%s AND head=%s AND premises=%s AND unless=%s"
-    ),
     "DELETE FROM justifications WHERE head=? AND premises=? AND unless=?": _s(
         "DELETE FROM justifications WHERE tenant=%s AND head=%s AND premises=%s AND unless=%s"
     ),

@@ -249,6 +249,22 @@ class PostgresStore(SQLiteStore):
             out.setdefault(head, set()).add(src)
         return out
 
+    def justification_rows(self, keys: Sequence[tuple[str, str, str]]) -> list[tuple[Any, ...]]:
+        """The stored ``justifications`` rows with these keys (three arrays, one statement, by
+        the primary key's ``ident``)."""
+        if not keys:
+            return []
+        sql = (
+            "SELECT j.head, j.premises, j.unless, j.origin, j.extra "
+            "FROM unnest(%s::text[], %s::text[], %s::text[]) AS k(head, premises, unless) "
+            "JOIN justifications j ON j.tenant = %s AND j.head = k.head "
+            "AND j.ident = md5(k.premises) || md5(k.unless) "
+            "AND j.premises = k.premises AND j.unless = k.unless"
+        )
+        columns = ([k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys])
+        with self._tc.errors():
+            return list(self.pg.execute(sql, (*columns, self.tenant)).fetchall())
+
     def edge_rows(self, pairs: Sequence[tuple[str, str]]) -> Iterator[tuple[Any, ...]]:
         """The ``edges`` rows ``(src, head, follow)`` of these pairs (two arrays, one
         statement)."""

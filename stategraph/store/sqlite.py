@@ -31,11 +31,12 @@ import json
 import math
 import re
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Protocol
 
 from stategraph.engine.bounded import walk
@@ -88,6 +89,7 @@ from stategraph.values import TRUTH_OF
 __all__ = ["SCHEMA_VERSION", "STORES", "LogEntry", "SQLiteStore", "Store"]
 
 _CHUNK = 500  # ids per IN (...) query, well under SQLite's variable limit
+_NONE: Mapping[Any, Any] = MappingProxyType({})
 _DOC_CACHE = 1 << 18
 """Documents of the term index kept in memory at most (:meth:`SQLiteStore.postings`)."""
 _POSTINGS_CACHE = 1 << 15
@@ -383,10 +385,19 @@ def state_row(st: State, truth: Truth) -> tuple[Any, ...]:
     )
 
 
+@functools.lru_cache(maxsize=4096)
+def _rules_extra(rules: tuple[str, ...]) -> str:
+    """The ``extra`` column of a justification that records rules and nothing else (every
+    rule justification: a few hundred distinct values, written over and over)."""
+    return canonical_json({"checked": {}, "notes": {}, "rules": rules})
+
+
 def justification_row(j: Justification) -> tuple[str, str, str, str, str]:
     """The ``justifications`` row of a justification."""
     extra = ""
-    if j.checked or j.notes or j.rules or j.proposed:
+    if j.rules and not (j.checked or j.notes or j.proposed):
+        extra = _rules_extra(j.rules)
+    elif j.checked or j.notes or j.proposed:
         fields: dict[str, Any] = {
             "checked": {k: v.value for k, v in j.checked.items()},
             "notes": j.notes,
@@ -882,16 +893,22 @@ class SQLiteStore:
         """The stored justifications with these identities, one primary-key lookup each (a
         head's other justifications are not read: linking a change asks about the few its
         derivations add or drop, issue 23)."""
-        sql = (
-            "SELECT head, premises, unless, origin, extra FROM justifications "
-            "WHERE head=? AND premises=? AND unless=?"
-        )
-        out: dict[JustKey, Justification] = {}
-        execute = self.conn.execute
-        for key in dict.fromkeys(keys):
-            row = execute(sql, (key[0], ids_json(key[1]), ids_json(key[2]))).fetchone()
-            if row is not None:
-                out[key] = _justification(*row)
+        wanted = {(h, ids_json(p), ids_json(u)): (h, p, u) for h, p, u in keys}
+        return {wanted[r[:3]]: _justification(*r) for r in self.justification_rows(list(wanted))}
+
+    def justification_rows(self, keys: Sequence[tuple[str, str, str]]) -> list[tuple[Any, ...]]:
+        """The stored ``justifications`` rows with these keys (head and the two id arrays as
+        stored), by primary key, a few hundred to a statement."""
+        out: list[tuple[Any, ...]] = []
+        for i in range(0, len(keys), _CHUNK // 3):
+            chunk = keys[i : i + _CHUNK // 3]
+            values = ",".join("(?,?,?)" for _ in chunk)
+            sql = (
+                f"SELECT j.head, j.premises, j.unless, j.origin, j.extra FROM (VALUES {values}) "
+                "AS k JOIN justifications j "
+                "ON j.head = k.column1 AND j.premises = k.column2 AND j.unless = k.column3"
+            )
+            out += self.conn.execute(sql, [x for key in chunk for x in key]).fetchall()
         return out
 
     def citing(self, state_id: str) -> list[Justification]:
@@ -1148,8 +1165,8 @@ class SQLiteStore:
         follow, truth = writes.follow, writes.truth
         # new states are inserted with their value, deactivated ones get it with the flag
         written = {s.id for s in writes.new_states}.union(writes.deactivated)
+        dropped = set(writes.dropped_edges)
         if stored_edges is not None:
-            dropped = set(writes.dropped_edges)
             follow = [
                 (value, src, head)
                 for value, src, head in follow
@@ -1201,22 +1218,37 @@ class SQLiteStore:
                 ("setting:link_groups", canonical_json(list(link.complete))),
             )
         if writes.added:
-            self.add_justifications(writes.added)
+            fresh: dict[tuple[str, str], int] = {}
+            if stored_edges is not None:  # an edge not stored yet is inserted as it ends
+                fresh = {
+                    (src, head): value
+                    for value, src, head in follow
+                    if (src, head) not in stored_edges or (src, head) in dropped
+                }
+                follow = [row for row in follow if (row[1], row[2]) not in fresh]
+            self.add_justifications(writes.added, fresh)
         if follow:
             self.conn.executemany("UPDATE edges SET follow=? WHERE src=? AND head=?", follow)
 
-    def add_justifications(self, justs: Iterable[Justification]) -> None:
-        """Insert (or replace) justifications and index their edges, all open (inside a
-        transaction). Open is always sound: the revision that adds them solves their heads and
-        closes the edges their supports do not cite."""
+    def add_justifications(
+        self, justs: Iterable[Justification], follow: Mapping[tuple[str, str], int] = _NONE
+    ) -> None:
+        """Insert (or replace) justifications and index their edges (inside a transaction):
+        open, or as ``follow`` says for an edge ``(src, head)`` not stored yet. Open is always
+        sound: the revision that adds them solves their heads and closes the edges their
+        supports do not cite."""
         justs = list(justs)
         self.conn.executemany(
             "INSERT OR REPLACE INTO justifications VALUES (?,?,?,?,?)",
             [justification_row(j) for j in justs],
         )
         self.conn.executemany(
-            "INSERT OR IGNORE INTO edges VALUES (?,?,1)",
-            [(src, j.head) for j in justs for src in (*j.premises, *j.unless)],
+            "INSERT OR IGNORE INTO edges VALUES (?,?,?)",
+            [
+                (src, j.head, follow.get((src, j.head), 1))
+                for j in justs
+                for src in (*j.premises, *j.unless)
+            ],
         )
 
     # ---- the tables' digest (stategraph.store.tables) -------------------------------------------
@@ -1293,12 +1325,7 @@ class SQLiteStore:
     def _touched_rows(self, keys: Keys) -> _Touched:
         """The rows one write touches, read as they are before it (the write then moves them
         in memory, :meth:`_Touched.moved`, instead of reading them back)."""
-        sql = (
-            "SELECT head, premises, unless, origin, extra FROM justifications "
-            "WHERE head=? AND premises=? AND unless=?"
-        )
-        execute = self.conn.execute
-        justs = [row for key in sorted(keys.justifications) for row in execute(sql, key)]
+        justs = self.justification_rows(sorted(keys.justifications))
         queue = self._select(
             "SELECT id, seq, entry FROM review_queue WHERE id IN ({})", keys.review
         )
