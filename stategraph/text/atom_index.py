@@ -33,7 +33,7 @@ import clingo
 
 from stategraph.grounding.packs import NEXT_DATE_HORIZON, days_between, is_date, next_event
 from stategraph.model import State
-from stategraph.text.topdown import AtomSet, atom_key, next_date_key, symbol_text
+from stategraph.text.topdown import AtomSet, atom_key, next_date_key, symbol_args, symbol_text
 
 __all__ = ["SCHEMA", "LinkIndex", "StoreInputs", "group_key", "write"]
 
@@ -480,7 +480,7 @@ class StoreInputs:
         found = {
             a
             for a in self.index.matching(key)
-            if all(a.arguments[i] == v for i, v in bound.items())
+            if all(symbol_args(a)[i] == v for i, v in bound.items())
         }
         found.update(self.overlay.matching(name, arity, bound))
         return sorted(found)

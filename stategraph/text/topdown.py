@@ -55,6 +55,8 @@ __all__ = [
     "compile_packs",
     "next_date_key",
     "pattern_keys",
+    "symbol_args",
+    "symbol_parts",
     "symbol_text",
 ]
 
@@ -126,7 +128,7 @@ class PackProgram:
 
     def is_static(self, atom: clingo.Symbol) -> bool:
         """True for pack knowledge."""
-        return atom in self.static.get((atom.name, len(atom.arguments)), ())
+        return atom in self.static.get(_signature(atom), ())
 
     @functools.cached_property
     def _static_index(self) -> dict[tuple[str, int, int, clingo.Symbol], list[clingo.Symbol]]:
@@ -147,7 +149,7 @@ class PackProgram:
         pool = min(pools, key=len)
         if len(bound) == 1:
             return pool
-        return [a for a in pool if all(a.arguments[i] == v for i, v in bound.items())]
+        return [a for a in pool if all(symbol_args(a)[i] == v for i, v in bound.items())]
 
 
 class Inputs(Protocol):
@@ -190,8 +192,10 @@ def _atom(node: ast.AST) -> Fun | clingo.Symbol:
 
 
 def _signature(atom: Fun | clingo.Symbol) -> tuple[str, int]:
-    args = atom.args if isinstance(atom, Fun) else atom.arguments
-    return (atom.name, len(args))
+    if isinstance(atom, Fun):
+        return (atom.name, len(atom.args))
+    parts = symbol_parts(atom)
+    return ("", 0) if parts is None else (parts[0], len(parts[1]))
 
 
 def compile_packs(packs: Sequence[RulePack]) -> PackProgram:
@@ -282,11 +286,10 @@ def _unify(term: Term, sym: clingo.Symbol, b: Binding) -> Binding | None:
         if term.name in b:
             return b if b[term.name] == sym else None
         return {**b, term.name: sym}
-    if sym.type is not clingo.SymbolType.Function or sym.name != term.name:
+    parts = symbol_parts(sym)
+    if parts is None or parts[0] != term.name or len(parts[1]) != len(term.args):
         return None
-    if len(sym.arguments) != len(term.args):
-        return None
-    for a, s in zip(term.args, sym.arguments, strict=True):
+    for a, s in zip(term.args, parts[1], strict=True):
         found = _unify(a, s, b)
         if found is None:
             return None
@@ -295,7 +298,7 @@ def _unify(term: Term, sym: clingo.Symbol, b: Binding) -> Binding | None:
 
 
 def _bound(atom: Fun | clingo.Symbol, b: Binding) -> dict[int, clingo.Symbol]:
-    args = atom.args if isinstance(atom, Fun) else atom.arguments
+    args = atom.args if isinstance(atom, Fun) else symbol_args(atom)
     out = {}
     for i, a in enumerate(args):
         g = _ground(a, b)
@@ -308,6 +311,22 @@ def _bound(atom: Fun | clingo.Symbol, b: Binding) -> dict[int, clingo.Symbol]:
 def symbol_text(symbol: clingo.Symbol) -> str:
     """A symbol as clingo prints it (cached: printing goes through the C library)."""
     return str(symbol)
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def symbol_parts(symbol: clingo.Symbol) -> tuple[str, tuple[clingo.Symbol, ...]] | None:
+    """A function symbol's name and arguments, None for any other symbol (cached: each of
+    clingo's accessors costs microseconds, and evaluating a dense group reads them hundreds
+    of thousands of times, issue 23)."""
+    if symbol.type is not clingo.SymbolType.Function:
+        return None
+    return symbol.name, tuple(symbol.arguments)
+
+
+def symbol_args(symbol: clingo.Symbol) -> tuple[clingo.Symbol, ...]:
+    """A function symbol's arguments (cached, :func:`symbol_parts`); none for any other."""
+    parts = symbol_parts(symbol)
+    return () if parts is None else parts[1]
 
 
 def atom_key(name: str, arity: int, bound: dict[int, clingo.Symbol]) -> str:
@@ -421,7 +440,7 @@ class Goals:
             found = self._builtin_holds(atom)
         elif self.program.is_static(atom):
             found = not self._carried(atom)
-        elif (atom.name, len(atom.arguments)) in self.program.derived:
+        elif _signature(atom) in self.program.derived:
             found = not self._carried(atom) and any(
                 not neg and all(self.is_static(p) for p in pos)
                 for _rule, pos, neg in self._instances(atom)
@@ -436,8 +455,8 @@ class Goals:
 
     def _builtin_holds(self, atom: clingo.Symbol) -> bool:
         if atom.name == "mentioned":
-            return self._carried(atom.arguments[0])
-        date, pred, event, days = atom.arguments
+            return self._carried(symbol_args(atom)[0])
+        date, pred, event, days = symbol_args(atom)
         if date.type is not clingo.SymbolType.String:
             return False
         self._note(next_date_key(date.string, str(pred)))
@@ -459,7 +478,7 @@ class Goals:
         self, atom: clingo.Symbol
     ) -> list[tuple[Rule, list[clingo.Symbol], list[clingo.Symbol]]]:
         found: list[tuple[Rule, list[clingo.Symbol], list[clingo.Symbol]]] = []
-        for rule in self.program.rules.get((atom.name, len(atom.arguments)), ()):
+        for rule in self.program.rules.get(_signature(atom), ()):
             b = _unify(rule.head, atom, {})
             if b is None:
                 continue
@@ -527,7 +546,7 @@ class Goals:
                 )
             return
         if name == "mentioned" and arity == 1:
-            inner = lit.args[0] if isinstance(lit, Fun) else lit.arguments[0]
+            inner = lit.args[0] if isinstance(lit, Fun) else symbol_args(lit)[0]
             g = _ground(inner, b)
             if g is not None:
                 if self._carried(g):
@@ -572,7 +591,7 @@ class Goals:
         out: set[clingo.Symbol] = set()
         for rule in self.program.rules.get((name, arity), ()):
             b: Binding | None = {}
-            head_args = rule.head.args if isinstance(rule.head, Fun) else rule.head.arguments
+            head_args = rule.head.args if isinstance(rule.head, Fun) else symbol_args(rule.head)
             for i, value in bound.items():
                 b = _unify(head_args[i], value, b) if b is not None else None
             if b is None:
@@ -588,8 +607,13 @@ class Goals:
         return sorted(out)
 
 
+_BUILTIN_SIGNATURES = frozenset(
+    (name, int(arity)) for name, arity in (b.split("/") for b in BUILTINS)
+)
+
+
 def _is_builtin(atom: clingo.Symbol) -> bool:
-    return f"{atom.name}/{len(atom.arguments)}" in BUILTINS
+    return _signature(atom) in _BUILTIN_SIGNATURES
 
 
 class AtomSet:
@@ -622,7 +646,7 @@ class AtomSet:
             atom_key(name, arity, {})
         ]
         pool = min((self._index.get(k, []) for k in keys), key=len)
-        return [a for a in pool if all(a.arguments[i] == v for i, v in bound.items())]
+        return [a for a in pool if all(symbol_args(a)[i] == v for i, v in bound.items())]
 
     def is_input(self, atom: clingo.Symbol) -> bool:
         """True when the atom is one of the inputs."""
