@@ -285,10 +285,19 @@ class _ConeProgram:
             if policy.is_exogenous(graph.states[sid]):
                 self.program.facts.append(sid)
                 continue
+            # Justifications over facts outside the cone each freeze to ``sid.`` (sixty of
+            # them, for a memory a dense pattern supports): one is kept, as a normal program's
+            # model and its cycles do not change when a rule is repeated.
+            unconditional = False
             for j in graph.justifications_of(sid):
                 rule = self._rule(j)
-                if rule is not None:
-                    self.program.rules.append(rule)
+                if rule is None:
+                    continue
+                if not (rule.pos or rule.neg):
+                    if unconditional:
+                        continue
+                    unconditional = True
+                self.program.rules.append(rule)
 
     def _frozen(self, sid: str) -> Truth | None:
         if sid in self.cone:
