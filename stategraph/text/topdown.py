@@ -39,7 +39,6 @@ from stategraph.grounding.packs import (
     BUILTINS,
     Firing,
     RulePack,
-    firing_order,
     is_date,
     next_event,
     static_atoms,
@@ -428,7 +427,7 @@ class Goals:
                 premises = tuple(p for p in pos if not self.is_static(p))
                 unless = tuple(n for n in neg if not _is_builtin(n))
                 out.add(Firing(rule.id, atom, premises, unless))
-        return sorted(out, key=firing_order)
+        return sorted(out, key=_firing_order)
 
     def is_static(self, atom: clingo.Symbol) -> bool:
         """Pack knowledge: a static fact or builtin that no memory carries, or an atom that
@@ -605,6 +604,17 @@ class Goals:
                     continue
                 out.add(head)
         return sorted(out)
+
+
+def _firing_order(f: Firing) -> tuple[str, str, list[str], list[str]]:
+    """:func:`~stategraph.grounding.packs.firing_order` (the order :func:`derive` gives, which
+    linking must keep), with each symbol printed once (:func:`symbol_text`)."""
+    return (
+        symbol_text(f.head),
+        f.rule,
+        [symbol_text(p) for p in f.premises],
+        [symbol_text(u) for u in f.unless],
+    )
 
 
 _BUILTIN_SIGNATURES = frozenset(

@@ -191,3 +191,21 @@ def test_a_declared_justification_the_rules_also_derive_stays_declared() -> None
     mem.add(st("m4", "belief", "commute_city(user,shenzhen)"), because=[["m1", "m3"]])
     mem.revise({"remove_justifications": [{"head": "m4", "premises": ["m1", "m3"]}]})
     assert [j.premises for j in mem.justifications("m4")] == [("m1",)]
+
+
+def test_top_down_orders_firings_as_the_grounder_does() -> None:
+    """Linking keeps the first derivations in :func:`derive`'s order under the cap, so the
+    top-down evaluator's cached sort key must be that order exactly."""
+    import clingo
+
+    from stategraph.grounding.packs import Firing, firing_order
+    from stategraph.text.topdown import _firing_order
+
+    terms = [MOVE, 'moves(user,"a\\"b",x,"2026-01")', "f(-3,(a,b),g(h))", "dose(user,2)", "x"]
+    symbols = [clingo.parse_term(t) for t in terms]
+    firings = [
+        Firing(f"pack:{i}", symbols[i % 5], tuple(symbols[:i]), tuple(symbols[i:][:1]))
+        for i in range(5)
+    ]
+    assert [_firing_order(f) for f in firings] == [firing_order(f) for f in firings]
+    assert sorted(firings, key=_firing_order) == sorted(firings, key=firing_order)
