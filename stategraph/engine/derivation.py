@@ -152,7 +152,8 @@ def derivation_levels(
 
     Args:
         heads: the states to level (premises outside this set must be base states).
-        justs_of: the justifications of a head.
+        justs_of: the justifications of a head, sorted by identity (as every store and graph
+            gives them: the first one that can be used at height 1 is then the one chosen).
         is_base: states of height 0 (active facts, and true states outside the scope).
         value: truth of any state in the current model.
         usable: which justifications may be used (all that hold, without it); a head with
@@ -174,7 +175,8 @@ def derivation_levels(
             continue
         # A justification citing no head is at height 1: of those, only the smallest key can
         # be chosen (every height-1 entry is queued before any is taken), so only it is queued
-        # (a head with sixty rule justifications over facts queues one, not sixty).
+        # (a head with sixty rule justifications over facts queues one, not sixty); and as
+        # they come sorted by key, none after it can be chosen either: the loop ends there.
         first: J | None = None
         for j in justs_of(h):
             if justification_value(j, value) is not TRUE:
@@ -186,9 +188,8 @@ def derivation_levels(
                 for p in prem:
                     if p not in level:
                         level[p] = (0, None)
-                if first is None or j.key < first.key:
-                    first = j
-                continue
+                first = j
+                break
             counter = [len(prem), 0]  # premises still unlevelled, max level seen
             for p in prem:
                 if p not in scope and p not in level:
