@@ -890,7 +890,7 @@ class SQLiteStore:
         return {j.key for j in found} & wanted
 
     def justifications_by_key(self, keys: Iterable[JustKey]) -> dict[JustKey, Justification]:
-        """The stored justifications with these identities, one primary-key lookup each (a
+        """The stored justifications with these identities, found by the primary key (a
         head's other justifications are not read: linking a change asks about the few its
         derivations add or drop, issue 23)."""
         wanted = {(h, ids_json(p), ids_json(u)): (h, p, u) for h, p, u in keys}
@@ -899,17 +899,8 @@ class SQLiteStore:
     def justification_rows(self, keys: Sequence[tuple[str, str, str]]) -> list[tuple[Any, ...]]:
         """The stored ``justifications`` rows with these keys (head and the two id arrays as
         stored), by primary key, a few hundred to a statement."""
-        out: list[tuple[Any, ...]] = []
-        for i in range(0, len(keys), _CHUNK // 3):
-            chunk = keys[i : i + _CHUNK // 3]
-            values = ",".join("(?,?,?)" for _ in chunk)
-            sql = (
-                f"SELECT j.head, j.premises, j.unless, j.origin, j.extra FROM (VALUES {values}) "
-                "AS k JOIN justifications j "
-                "ON j.head = k.column1 AND j.premises = k.column2 AND j.unless = k.column3"
-            )
-            out += self.conn.execute(sql, [x for key in chunk for x in key]).fetchall()
-        return out
+        key, rest = ("head", "premises", "unless"), ("origin", "extra")
+        return self._rows_by_key("justifications", key, rest, keys)
 
     def citing(self, state_id: str) -> list[Justification]:
         """Justifications that cite a state as a premise."""
@@ -1338,14 +1329,28 @@ class SQLiteStore:
 
     def edge_rows(self, pairs: Sequence[tuple[str, str]]) -> Iterator[tuple[Any, ...]]:
         """The ``edges`` rows ``(src, head, follow)`` of these pairs that are stored."""
-        for i in range(0, len(pairs), _CHUNK // 2):
-            chunk = pairs[i : i + _CHUNK // 2]
-            values = ",".join("(?,?)" for _ in chunk)
-            sql = (
-                f"SELECT e.src, e.head, e.follow FROM (VALUES {values}) AS p "
-                "JOIN edges e ON e.src = p.column1 AND e.head = p.column2"
-            )
-            yield from self.conn.execute(sql, [x for pair in chunk for x in pair]).fetchall()
+        return iter(self._rows_by_key("edges", ("src", "head"), ("follow",), pairs))
+
+    def _rows_by_key(
+        self,
+        table: str,
+        key: tuple[str, ...],
+        rest: tuple[str, ...],
+        keys: Sequence[tuple[str, ...]],
+    ) -> list[tuple[Any, ...]]:
+        """The stored rows (``key`` columns, then ``rest``) of ``table`` with these keys: a join
+        with a ``VALUES`` list, one statement per few hundred keys, each found by the index."""
+        columns = ", ".join(f"t.{c}" for c in (*key, *rest))
+        on = " AND ".join(f"t.{c} = k.column{i}" for i, c in enumerate(key, 1))
+        per = _CHUNK // len(key)
+        row = "(" + ",".join("?" * len(key)) + ")"
+        out: list[tuple[Any, ...]] = []
+        for i in range(0, len(keys), per):
+            chunk = keys[i : i + per]
+            sql = f"SELECT {columns} FROM (VALUES {','.join([row] * len(chunk))}) AS k "
+            sql += f"JOIN {table} t ON {on}"
+            out += self.conn.execute(sql, [x for k in chunk for x in k]).fetchall()
+        return out
 
     def _last(self) -> tuple[int, str]:
         row = self.conn.execute("SELECT seq, hash FROM revisions ORDER BY seq DESC LIMIT 1")
