@@ -176,3 +176,18 @@ def test_why_imports_no_model_clingo_or_yaml(tmp_path: Path) -> None:
         expected = mem.why("a").render()
     result = run_fresh(_WHY, path)
     assert result == {"code": 0, "loaded": [], "text": expected + "\n"}
+
+
+def test_the_kind_is_read_from_the_state_body_as_the_models_read_it(tmp_path: Path) -> None:
+    """An edited ``kind`` column is not what the models see (they read the stored body), so
+    neither the listing nor the proof may print it."""
+    from stategraph.store.listing import state_lines
+
+    path = _commute(tmp_path / "m.db")
+    _edit(path, "UPDATE states SET kind = 'hunch' WHERE id = 'b'")
+    with Memory(path) as mem:
+        expected = mem.why("b").render()
+    assert _plain(path, "b") == expected
+    assert expected.startswith("b [belief]")
+    lines = state_lines(str(path), 5.0)
+    assert lines is not None and {r["id"]: r["kind"] for r in lines}["b"] == "belief"
