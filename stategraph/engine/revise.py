@@ -17,7 +17,7 @@ The steps, each cone-local so that cost follows the cone and not the store:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -33,6 +33,14 @@ from stategraph.engine.logic import (
     well_founded,
 )
 from stategraph.engine.policy import Policy
+from stategraph.engine.steady import (
+    LeanRead,
+    Steady,
+    lean_candidates,
+    steady_heads,
+    supports_needed,
+    whole,
+)
 from stategraph.errors import (
     InvalidChangeError,
     SelfJustificationError,
@@ -129,6 +137,19 @@ class Reads(Loader, Protocol):
         ...
 
 
+class LeanReads(Reads, Protocol):
+    """A store that can also read heads lean (:mod:`stategraph.engine.steady`): the SQLite
+    store. Any other is read whole."""
+
+    def lean_heads(self, graph: SupportGraph, heads: Iterable[str]) -> LeanRead:
+        """Load these heads' states into ``graph``; read their justifications' premises."""
+        ...
+
+    def justifications_by_key(self, keys: Iterable[JustKey]) -> dict[JustKey, Justification]:
+        """The stored justifications with these identities."""
+        ...
+
+
 @dataclass(frozen=True)
 class Revision:
     """A computed revision: the report, and what the store must persist."""
@@ -137,6 +158,19 @@ class Revision:
     writes: Writes
     depth: dict[str, int] = field(default_factory=dict)
     """Hop distance from the changed states of every state the change reached (its cone)."""
+
+
+@dataclass(frozen=True)
+class _Lean:
+    """A steady head (:class:`~stategraph.engine.steady.Steady`) with the justifications its
+    report names, whole: its support and what it lost, by identity."""
+
+    steady: Steady
+    justs: dict[JustKey, Justification]
+
+    @property
+    def support(self) -> Justification:
+        return self.justs[self.steady.support]
 
 
 def validate(graph: SupportGraph, policy: Policy, change: Change) -> None:
@@ -264,7 +298,8 @@ class _ConeProgram:
     state a bounded walk left uncertain (:mod:`stategraph.engine.bounded`), whatever its
     stored value.
     An unchecked candidate premise ``p`` becomes a node ``c`` with ``c :- p`` and
-    ``c :- not c``: true while ``p`` holds, undefined otherwise.
+    ``c :- not c``: true while ``p`` holds, undefined otherwise. A steady head
+    (:mod:`stategraph.engine.steady`) is one unconditional rule.
     """
 
     def __init__(
@@ -273,6 +308,7 @@ class _ConeProgram:
         policy: Policy,
         cone: frozenset[str],
         uncertain: frozenset[str] = frozenset(),
+        steady: Collection[str] = (),
     ) -> None:
         self.graph = graph
         self.cone = cone
@@ -284,6 +320,9 @@ class _ConeProgram:
                 continue
             if policy.is_exogenous(graph.states[sid]):
                 self.program.facts.append(sid)
+                continue
+            if sid in steady:  # true on facts, on no cycle: one rule has the same model
+                self.program.rules.append(Rule(sid))
                 continue
             # Justifications over facts outside the cone each freeze to ``sid.`` (sixty of
             # them, for a memory a dense pattern supports): one is kept, as a normal program's
@@ -355,7 +394,9 @@ def solve(
     compatible: frozenset[str] = frozenset(),
 ) -> tuple[Revision, SupportGraph]:
     """Revise a (prepared) change from what the store holds: read its cone and the subgraph
-    it starts from, then :func:`revise` it.
+    it starts from, then :func:`revise` it. The heads the change only re-justifies are read
+    lean where the store can (:class:`LeanReads`), and those that turn out steady are never
+    read whole (:mod:`stategraph.engine.steady`).
 
     This is the solve step of one revision; the judge's settling calls it again after each
     round of answers, with nothing above the engine in between.
@@ -365,8 +406,26 @@ def solve(
     """
     cited = {x for j in change.add_justifications for x in (*j.premises, *j.unless)}
     cone = reads.cone(seeds(change), max_depth, max_cone, cited)
-    graph = reads.subgraph(named(change) | cone.solve)
-    return revise(graph, policy, change, cone, reads, max_depth, compatible), graph
+    ids = named(change) | cone.solve
+    lean = lean_candidates(change, cone) if hasattr(reads, "lean_heads") else set()
+    graph = reads.subgraph(ids - lean)
+    steady: dict[str, _Lean] = {}
+    if lean:
+        store: LeanReads = reads  # type: ignore[assignment]
+        read = store.lean_heads(graph, lean)
+        found = steady_heads(read, graph, policy, change)
+        stored = store.justifications_by_key(supports_needed(found, change))
+        given = {j.key: j for j in (*change.remove_justifications, *change.add_justifications)}
+        for head, s in found.items():
+            steady[head] = _Lean(s, whole((s.support, *(k for k, _ in s.lost)), stored, given))
+            for x in s.cited:
+                if x not in graph.truth and x in read.cited:
+                    graph.set_truth(x, read.cited[x][1])
+        rest = lean - steady.keys()
+        if rest:
+            reads.extend(graph, rest)
+    rev = revise(graph, policy, change, cone, reads, max_depth, compatible, steady)
+    return rev, graph
 
 
 def revise(
@@ -377,6 +436,7 @@ def revise(
     loader: Loader,
     max_depth: int | None = None,
     compatible: frozenset[str] = frozenset(),
+    steady: Mapping[str, _Lean] | None = None,
 ) -> Revision:
     """Apply ``change`` to ``graph`` and compute the revision.
 
@@ -401,19 +461,24 @@ def revise(
         StategraphError: a subclass naming the offending part of a malformed change;
             the graph is untouched in that case.
     """
+    steady = steady or {}
+    for j in change.remove_justifications:
+        if j.head in steady:  # a steady head's justifications are not loaded: these are known
+            graph.add_justification(j)
     validate(graph, policy, change)
     old_justs = {
         j.head: graph.justifications_of(j.head)
         for j in (*change.add_justifications, *change.remove_justifications)
+        if j.head not in steady
     }
     writes = _apply(graph, policy, change)
     for head, premises, unless in writes.removed:
-        cited = set(graph.supporters(head))
+        cited = steady[head].steady.cited if head in steady else set(graph.supporters(head))
         writes.dropped_edges += [(s, head) for s in sorted({*premises, *unless} - cited)]
     roots = seeds(change)
     depth = {**cone.depth, **dict.fromkeys(roots, 0)}
     solve = cone.solve | roots.keys()
-    program = _ConeProgram(graph, policy, solve, cone.uncertain).program
+    program = _ConeProgram(graph, policy, solve, cone.uncertain, steady.keys()).program
     settled, rest = propagated(program)  # what the facts settle, in Python; clingo the rest
     model = well_founded(rest)
 
@@ -433,7 +498,7 @@ def revise(
         return UNDEFINED if sid in cone.uncertain else graph.value(sid)
 
     scope = solve | held | past_bound
-    grader = _Grader(graph, policy, depth, scope, solve, new_value, past_bound, compatible)
+    grader = _Grader(graph, policy, depth, scope, solve, new_value, past_bound, compatible, steady)
     grader.bound_cause = cone.limit or "depth_limit"
     changed: list[ChangedState] = []
     entries: list[Entry] = []
@@ -448,19 +513,25 @@ def revise(
         if (
             sid not in moved
             and sid not in old_justs
+            and sid not in steady
             and sid not in past_bound
             and moved.isdisjoint(graph.supporters(sid))
         ):
             continue  # nothing it rests on changed: untouched
-        before = old_justs[sid] if sid in old_justs else graph.justifications_of(sid)
-        entry = grader.entry(sid, before)
+        if sid in steady:
+            entry = grader.steady_entry(sid, steady[sid])
+        else:
+            before = old_justs[sid] if sid in old_justs else graph.justifications_of(sid)
+            entry = grader.entry(sid, before)
         if entry is not None:
             entries.append(entry)
     edges = _edges_in_question(graph, entries, new_value)
     supports = {s: found for s, found in grader.supports.items() if s in solve}
     # Past the bound, a flagged state does not hold and one that kept holding may now rest on
     # another justification: every edge into either is opened (always sound).
-    writes.follow = _open_edges(graph, policy, solve | past_kept | past_bound, new_value, supports)
+    writes.follow = _open_edges(
+        graph, policy, solve | past_kept | past_bound, new_value, supports, steady
+    )
     for sid, value in new.items():
         if value is not graph.value(sid):
             writes.truth[sid] = value
@@ -529,8 +600,10 @@ class _Grader:
         new_value: Callable[[str], Truth],
         past_bound: set[str],
         compatible: frozenset[str],
+        steady: Mapping[str, _Lean] | None = None,
     ) -> None:
         self.graph = graph
+        self.steady = steady or {}
         self.policy = policy
         self.depth = depth
         self.scope = scope
@@ -578,7 +651,15 @@ class _Grader:
             for s in heads
             if g.is_active(s) and not exogenous(g.states[s]) and self.new_value(s) is TRUE
         ]
-        return derivation_levels(heads, g.justifications_of, is_base, self.new_value, usable)
+        steady = self.steady
+
+        def justs_of(sid: str) -> list[Justification]:
+            # a steady head's support is the first of its justifications that holds
+            lean = steady.get(sid)
+            return g.justifications_of(sid) if lean is None else [lean.support]
+
+        justs = justs_of if steady else g.justifications_of
+        return derivation_levels(heads, justs, is_base, self.new_value, usable)
 
     def surviving(self, sid: str) -> JustificationRef | None:
         """The justification that carries a kept or restored state: its new support if it has
@@ -604,18 +685,43 @@ class _Grader:
         for j in before:
             if j.key in old_hold and j.key not in new_hold:
                 now = present.get(j.key)
-                failed, blocked = failures(now, self.new_value) if now else ((), ())
-                lost.append(
-                    trusted(
-                        LostSupport,
-                        {
-                            "justification": j.ref(),
-                            "failed": failed,
-                            "blocked_by": blocked,
-                            "removed": now is None,
-                        },
-                    )
-                )
+                lost.append(self._lost(j, now))
+        return self._entry(sid, old_t, new_t, lost, after)
+
+    def steady_entry(self, sid: str, lean: _Lean) -> Entry | None:
+        """:meth:`entry` for a steady head, from what :mod:`~stategraph.engine.steady` found
+        (it held and holds; its justifications' bodies are their premises)."""
+        if not lean.steady.changed:
+            return None
+        lost = [
+            self._lost(lean.justs[key], None if removed else lean.justs[key])
+            for key, removed in lean.steady.lost
+        ]
+        return self._entry(sid, TRUE, TRUE, lost, ())
+
+    def _lost(self, j: Justification, now: Justification | None) -> LostSupport:
+        """A justification that held and does not now (``now``: as it is after the change,
+        None if the change removed it)."""
+        failed, blocked = failures(now, self.new_value) if now else ((), ())
+        return trusted(
+            LostSupport,
+            {
+                "justification": j.ref(),
+                "failed": failed,
+                "blocked_by": blocked,
+                "removed": now is None,
+            },
+        )
+
+    def _entry(
+        self,
+        sid: str,
+        old_t: Truth,
+        new_t: Truth,
+        lost: list[LostSupport],
+        after: Sequence[Justification],
+    ) -> Entry:
+        g = self.graph
         decided_by = DecidedBy.logic
         cycle: tuple[str, ...] = ()
         undecided: tuple[str, ...] = ()
@@ -701,7 +807,7 @@ class _Grader:
         return self._cycle_of
 
     def _undecided(
-        self, sid: str, after: list[Justification]
+        self, sid: str, after: Sequence[Justification]
     ) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
         undecided: set[str] = set()
         for j in after:
@@ -727,14 +833,19 @@ def _open_edges(
     solved: frozenset[str],
     value: Callable[[str], Truth],
     supports: dict[str, tuple[int, Justification | None]],
+    steady: Mapping[str, _Lean],
 ) -> list[tuple[int, str, str]]:
     """Whether each edge into a solved state is open after the change (see :class:`Cone`).
 
     An edge into a state that holds is open only if the state's support cites its source;
-    every edge into a state that does not hold, or holds without a support, is open.
+    every edge into a state that does not hold, or holds without a support, is open. Of a
+    steady head's edges, only those whose flag changes (or that are new) are given.
     """
     rows: list[tuple[int, str, str]] = []
     for head in sorted(solved):
+        if head in steady:
+            rows += steady[head].steady.follow
+            continue
         if head not in graph or policy.is_exogenous(graph.states[head]):
             continue
         justs = graph.justifications_of(head)
