@@ -130,88 +130,97 @@ def steady_heads(
         kp = kinds.get(kind)
         return kp is not None and kp.exogenous
 
-    new = [*change.assert_, *(s.with_ for s in change.supersede)]
-    gone = {*change.retract, *(s.id for s in change.supersede)}
+    asserted = [*change.assert_, *(s.with_ for s in change.supersede)]
+    ended = {*change.retract, *(s.id for s in change.supersede)}
     facts = {sid for sid, (kind, _) in read.cited.items() if is_fact(kind)}
-    facts.update(s.id for s in new if is_fact(s.kind))
+    facts.update(s.id for s in asserted if is_fact(s.kind))
     held = {sid for sid, (_, truth) in read.cited.items() if truth is TRUE}
-    holds = (held - gone) | {s.id for s in new}
+    holds = (held - ended) | {s.id for s in asserted}
     added: dict[str, list[Justification]] = {}
     for j in change.add_justifications:
         added.setdefault(j.head, []).append(j)
     removed: dict[str, set[JustKey]] = {}
     for j in change.remove_justifications:
         removed.setdefault(j.head, set()).add(j.key)
+    shapes: dict[tuple[object, ...], _Shape | None] = {}
     out: dict[str, Steady] = {}
     for head, lean in read.heads.items():
-        found = _steady(
-            head,
-            lean,
-            added.get(head, []),
-            removed.get(head, set()),
-            graph,
-            policy,
-            facts,
-            held,
-            holds,
+        st = graph.states.get(head)
+        if (
+            st is None
+            or not lean.plain
+            or not graph.is_active(head)
+            or policy.is_exogenous(st)
+            or graph.value(head) is not TRUE
+        ):
+            continue
+        stored = set(lean.premises)
+        dropped = removed.get(head, set())
+        if not dropped <= {(head, p, ()) for p in stored}:
+            continue  # an unless, or one it does not have (which validation then names)
+        new = tuple(j.premises for j in added.get(head, ()))
+        if len(set(new)) != len(new) or any(
+            j.origin is Origin.recovered or j.unless or j.checked or j.premises in stored
+            for j in added.get(head, ())
+        ):
+            continue
+        gone = frozenset(k[1] for k in dropped)
+        key = (lean.premises, new, gone)
+        if key not in shapes:  # the members of a dense group share one
+            shapes[key] = _shape(lean.premises, new, gone, facts, held, holds)
+        shape = shapes[key]
+        if shape is None:
+            continue
+        flips = (lean.open ^ shape.keep) & shape.cited
+        follow = tuple((int(src in shape.keep), src, head) for src in sorted(shape.fresh | flips))
+        out[head] = Steady(
+            (head, shape.support, ()),
+            tuple(((head, p, ()), removed_) for p, removed_ in shape.lost),
+            shape.changed,
+            shape.cited,
+            follow,
         )
-        if found is not None:
-            out[head] = found
     return out
 
 
-def _steady(
-    head: str,
-    lean: LeanHead,
-    added: list[Justification],
-    removed: set[JustKey],
-    graph: SupportGraph,
-    policy: Policy,
+@dataclass(frozen=True)
+class _Shape:
+    """What a steady head's revision is, whatever the head (see :class:`Steady`): the
+    premises of its support and of what it lost, the states cited after the change, those
+    cited for the first time, and those its support cites."""
+
+    support: tuple[str, ...]
+    lost: tuple[tuple[tuple[str, ...], bool], ...]
+    changed: bool
+    cited: frozenset[str]
+    fresh: frozenset[str]
+    keep: frozenset[str]
+
+
+def _shape(
+    stored: tuple[tuple[str, ...], ...],
+    new: tuple[tuple[str, ...], ...],
+    gone: frozenset[tuple[str, ...]],
     facts: set[str],
     held: set[str],
     holds: set[str],
-) -> Steady | None:
-    st = graph.states.get(head)
-    if (
-        st is None
-        or not lean.plain
-        or not graph.is_active(head)
-        or policy.is_exogenous(st)
-        or graph.value(head) is not TRUE
-    ):
-        return None
-    stored = set(lean.premises)
-    if not removed <= {(head, p, ()) for p in stored}:
-        return None  # an unless, or one it does not have (which validation then names)
-    gone = {k[1] for k in removed}
-    new: list[tuple[str, ...]] = []
-    for j in added:
-        if j.origin is Origin.recovered or j.unless or j.checked or j.premises in stored:
-            return None
-        new.append(j.premises)
-    if len(set(new)) != len(new):
-        return None
-    kept = [p for p in lean.premises if p not in gone]
-    final = sorted([*kept, *new])
+) -> _Shape | None:
+    """The head-free part of a steady head's revision, or None when it is not steady:
+    ``stored`` are the premises of its justifications (sorted), ``new`` those the change adds,
+    ``gone`` those it removes; ``facts`` the states that are facts, ``held`` and ``holds``
+    the states that hold before and after the change."""
+    final = sorted([*(p for p in stored if p not in gone), *new])
     if not all(facts.issuperset(p) for p in final):
         return None
     support = next((p for p in final if holds.issuperset(p)), None)
     if support is None:
         return None
-    old_hold = {p for p in lean.premises if held.issuperset(p)}
+    old_hold = {p for p in stored if held.issuperset(p)}
     new_hold = {p for p in final if holds.issuperset(p)}
-    lost = tuple(
-        ((head, p, ()), p in gone) for p in lean.premises if p in old_hold and p not in new_hold
-    )
+    lost = tuple((p, p in gone) for p in stored if p in old_hold and p not in new_hold)
     cited = frozenset(x for p in final for x in p)
-    was_cited = {x for p in lean.premises for x in p}
-    keep = set(support)
-    follow = tuple(
-        (int(src in keep), src, head)
-        for src in sorted(cited)
-        if src not in was_cited or (src in lean.open) != (src in keep)
-    )
-    return Steady((head, support, ()), lost, old_hold != new_hold, cited, follow)
+    was_cited = {x for p in stored for x in p}
+    return _Shape(support, lost, old_hold != new_hold, cited, cited - was_cited, frozenset(support))
 
 
 def supports_needed(steady: Mapping[str, Steady], change: Change) -> list[JustKey]:

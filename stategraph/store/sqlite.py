@@ -849,11 +849,25 @@ class SQLiteStore:
         heads = set(heads)
         self._graph(heads, (), False, graph)
         premises: dict[str, list[tuple[str, ...]]] = {h: [] for h in heads}
+        decoded: dict[str, tuple[str, ...]] = {}  # the members of a dense group share them
+        sql = (
+            "SELECT head, group_concat(premises, char(31)) FROM justifications "
+            "WHERE head IN ({}) GROUP BY head"
+        )
+        for head, joined in self._select(sql, heads):
+            for ps in joined.split("\x1f"):
+                found = decoded.get(ps)
+                if found is None:
+                    found = decoded[ps] = decode_ids(ps)
+                premises[head].append(found)
         plain = dict.fromkeys(heads, True)
-        sql = "SELECT head, premises, unless, origin, extra FROM justifications WHERE head IN ({})"
-        for head, ps, unless, origin, extra in self._select(sql, heads):
-            premises[head].append(decode_ids(ps))
-            if unless != "[]" or origin == "recovered" or (extra and _rules_only(extra) is None):
+        sql = (
+            "SELECT DISTINCT head, unless != '[]' OR origin = 'recovered', extra "
+            "FROM justifications WHERE head IN ({}) "
+            "AND (unless != '[]' OR origin = 'recovered' OR extra != '')"
+        )
+        for head, odd, extra in self._select(sql, heads):
+            if odd or _rules_only(extra) is None:
                 plain[head] = False
         opened: dict[str, set[str]] = {}
         sql = (
