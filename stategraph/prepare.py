@@ -492,13 +492,19 @@ class Preparer:
         """
         from stategraph.text.atom_index import StoreInputs, group_atoms, group_key
         from stategraph.text.linking import delta, rule_justification
+        from stategraph.text.topdown import Carry
 
         assert self.incremental is not None
         cache = self._groups
         cache.settle(index.version(), self._stored_atoms)
-        affected = self.incremental.affected(index, inputs, (a for v in new.values() for a in v))
-        now = self.incremental.evaluation(inputs)
-        before = self.incremental.evaluation(StoreInputs(index, {}))
+        changed, new_atoms = self.incremental.changed(
+            index, inputs, (a for v in new.values() for a in v)
+        )
+        affected = index.watchers(changed)
+        now = self.incremental.evaluation(inputs, Carry(cache.firings, changed, new_atoms))
+        before = self.incremental.evaluation(
+            StoreInputs(index, {}), Carry(cache.firings, frozenset(), ())
+        )
         after: dict[str, Group] = {}
 
         def current(grp: str, atoms: list[clingo.Symbol]) -> Group:
@@ -553,8 +559,9 @@ class Preparer:
             if grp not in affected and grp not in fresh and not index.has_group(grp):
                 fresh.add(grp)
                 watch_add += [(k, grp) for k in sorted(group.keys)]
+        cache.keep(before.firings())
         if self._stored_atoms(new_states[0].id) is None:  # else the change will fail
-            cache.expect(new_states[0], after)
+            cache.expect(new_states[0], after, now.firings())
         stored = self.store.justifications_by_key(sorted({*produced, *dropped}))
         writes = LinkWrites(tuple(members), tuple(watch_add), tuple(watch_drop))
         return _Linked(links, produced, dropped, stored, writes)

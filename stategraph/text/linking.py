@@ -39,7 +39,7 @@ import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import clingo
 
@@ -50,7 +50,7 @@ from stategraph.model import EdgeCheck, Justification, Origin, State, trusted
 if TYPE_CHECKING:
     from stategraph.engine.policy import Policy
     from stategraph.text.atom_index import LinkIndex, StoreInputs
-    from stategraph.text.topdown import PackProgram
+    from stategraph.text.topdown import Carried, Carry, PackProgram
 
 __all__ = [
     "Derivation",
@@ -333,24 +333,35 @@ class IncrementalLinker:
         self.program = _compiled(self.packs)
         self.max_alternatives = max_alternatives
 
+    def changed(
+        self, index: LinkIndex, inputs: StoreInputs, new: Iterable[clingo.Symbol]
+    ) -> tuple[frozenset[str], tuple[clingo.Symbol, ...]]:
+        """The lookup keys the new atoms change (their carriers; every pattern an atom new to
+        the inputs matches; the ``next_date`` answers they move), and the atoms new to the
+        inputs, sorted."""
+        from stategraph.text.topdown import carrier_key, pattern_keys
+
+        keys = set()
+        fresh = []
+        for atom in sorted(set(new)):
+            keys.add(carrier_key(atom))
+            if not index.carriers(atom):  # an atom new to the inputs: every pattern it matches
+                keys.update(pattern_keys(atom))
+                fresh.append(atom)
+        keys.update(inputs.changed_next_dates())
+        return frozenset(keys), tuple(fresh)
+
     def affected(
         self, index: LinkIndex, inputs: StoreInputs, new: Iterable[clingo.Symbol]
     ) -> set[str]:
         """The stored groups (:func:`~stategraph.text.atom_index.group_key`) whose derivations
         the new atoms may change."""
-        from stategraph.text.topdown import carrier_key, pattern_keys
+        return index.watchers(self.changed(index, inputs, new)[0])
 
-        keys = set()
-        for atom in set(new):
-            keys.add(carrier_key(atom))
-            if not index.carriers(atom):  # an atom new to the inputs: every pattern it matches
-                keys.update(pattern_keys(atom))
-        keys.update(inputs.changed_next_dates())
-        return index.watchers(keys)
-
-    def evaluation(self, inputs: StoreInputs) -> Evaluation:
-        """A linking pass over these inputs (memoized throughout)."""
-        return Evaluation(self.program, inputs, self.max_alternatives)
+    def evaluation(self, inputs: StoreInputs, carry: Carry | None = None) -> Evaluation:
+        """A linking pass over these inputs (memoized throughout), taking over the firings
+        ``carry`` keeps where they still hold."""
+        return Evaluation(self.program, inputs, self.max_alternatives, carry)
 
     def link(self, inputs: StoreInputs, heads: Mapping[str, Sequence[clingo.Symbol]]) -> Links:
         """The derivations of these memories (by their atoms, in order)."""
@@ -379,10 +390,16 @@ class Evaluation:
         max_alternatives: as for :class:`RuleLinker`.
     """
 
-    def __init__(self, program: PackProgram, inputs: StoreInputs, max_alternatives: int) -> None:
+    def __init__(
+        self,
+        program: PackProgram,
+        inputs: StoreInputs,
+        max_alternatives: int,
+        carry: Carry | None = None,
+    ) -> None:
         from stategraph.text.topdown import Goals, carrier_key
 
-        self.goals = goals = Goals(program, inputs)
+        self.goals = goals = Goals(program, inputs, carry)
         carried: dict[clingo.Symbol, Sequence[str]] = {}
 
         def carriers(atom: clingo.Symbol) -> Sequence[str]:
@@ -415,6 +432,10 @@ class Evaluation:
             return self.expander.derivations(head, atoms)
         return group.derivations
 
+    def firings(self) -> dict[clingo.Symbol, Carried]:
+        """Every atom's firings this pass evaluated, with what they read (to carry over)."""
+        return self.goals.firings_made()
+
 
 @dataclass(frozen=True)
 class Group:
@@ -440,32 +461,40 @@ class Group:
 
 
 class GroupCache:
-    """Groups' derivations over the committed store, kept between changes (their lookups are
-    what a change with atoms costs most: a group a thousand memories share is evaluated once
-    for each change that concerns it, not again for each new member).
+    """Groups' derivations, and atoms' firings, over the committed store, kept between changes
+    (their lookups are what a change with atoms costs most: a group a thousand memories share
+    is evaluated once for each change that concerns it, not again for each new member; and
+    an atom's firings over every move into a city are extended by the new move's, not found
+    again: :class:`~stategraph.text.topdown.Carry`).
 
     A change's linking reads the cache (valid for the store as committed) and hands it the
-    groups as the change leaves them (:meth:`expect`); they replace the cached ones once the
-    change is seen committed (:meth:`settle`, at the next linking: one of its new states, not
-    stored when it was linked, is stored with its atoms), and are forgotten if it is not.
-    Everything is forgotten when the store's version moves other than by this memory's own
-    commits (another connection committed, or a rollback undid rows:
+    groups and firings as the change leaves them (:meth:`expect`); they replace the cached
+    ones once the change is seen committed (:meth:`settle`, at the next linking: one of its
+    new states, not stored when it was linked, is stored with its atoms), and are forgotten
+    if it is not. What a pass evaluated over the committed store itself is kept at once
+    (:meth:`keep`). Everything is forgotten when the store's version moves other than by this
+    memory's own commits (another connection committed, or a rollback undid rows:
     :meth:`~stategraph.text.atom_index.LinkIndex.version`), or when there is no such version
     (PostgreSQL).
 
     Args:
-        size: groups kept at most (least recently used go first).
+        size: groups kept at most, and atoms' firings (least recently used go first).
     """
 
     def __init__(self, size: int = 4096) -> None:
         self.size = size
         self._groups: dict[str, Group] = {}
+        self.firings: dict[clingo.Symbol, Carried] = {}
+        """Atoms' firings over the committed store."""
         self._version: object = None
-        self._pending: tuple[str, tuple[str, ...], dict[str, Group]] | None = None
+        self._pending: (
+            tuple[str, tuple[str, ...], dict[str, Group], dict[clingo.Symbol, Carried]] | None
+        ) = None
 
     def clear(self) -> None:
         """Forget everything."""
         self._groups.clear()
+        self.firings.clear()
         self._pending = None
 
     def settle(self, version: object, stored: Callable[[str], tuple[str, ...] | None]) -> None:
@@ -481,17 +510,36 @@ class GroupCache:
             for grp, group in pending[2].items():
                 self._groups.pop(grp, None)
                 self._groups[grp] = group
-            while len(self._groups) > self.size:
-                del self._groups[next(iter(self._groups))]
+            _bounded(self._groups, self.size)
+            self.keep(pending[3])
+
+    def keep(self, firings: Mapping[clingo.Symbol, Carried]) -> None:
+        """Atoms' firings over the store as committed now."""
+        for atom, carried in firings.items():
+            self.firings.pop(atom, None)
+            self.firings[atom] = carried
+        _bounded(self.firings, self.size)
 
     def get(self, grp: str) -> Group | None:
         """A group's derivations over the committed store, if kept."""
         return self._groups.get(grp)
 
-    def expect(self, new: State, groups: dict[str, Group]) -> None:
-        """The groups as a change leaves them, kept once the change is committed: once its
-        new state ``new``, not stored when the change was linked, is stored with its atoms."""
-        self._pending = (new.id, new.atoms, groups)
+    def expect(
+        self,
+        new: State,
+        groups: dict[str, Group],
+        firings: dict[clingo.Symbol, Carried] | None = None,
+    ) -> None:
+        """The groups and atoms' firings as a change leaves them, kept once the change is
+        committed: once its new state ``new``, not stored when the change was linked, is
+        stored with its atoms."""
+        self._pending = (new.id, new.atoms, groups, firings or {})
+
+
+def _bounded(kept: dict[Any, Any], size: int) -> None:
+    """Drop the oldest entries of an insertion-ordered cache past ``size``."""
+    while len(kept) > size:
+        del kept[next(iter(kept))]
 
 
 def delta(

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
@@ -359,6 +359,33 @@ def next_date_key(date: str, predicate: str) -> str:
     return f"next_date|{date}|{predicate}"
 
 
+@dataclass(frozen=True)
+class Carried:
+    """An atom's firings over the committed store, and the lookup keys evaluating them read.
+
+    Attributes:
+        firings: as :meth:`Goals.firings` gives them.
+        keys: what they depend on (:meth:`Goals.watch`).
+    """
+
+    firings: list[Firing]
+    keys: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Carry:
+    """What a linking pass over a change carries over from the committed store: the firings
+    kept (``committed``), the lookup keys the change moves (``changed``: the patterns its
+    atoms new to the inputs match, their carriers, the ``next_date`` answers they move), and
+    those atoms (``new``). A kept atom's firings are taken as they are when they read no
+    changed key, extended with the new atoms' firings where that is exact
+    (:meth:`Goals._extends`), and evaluated again otherwise."""
+
+    committed: Mapping[clingo.Symbol, Carried]
+    changed: frozenset[str]
+    new: tuple[clingo.Symbol, ...]
+
+
 @dataclass
 class Goals:
     """Top-down evaluation over one set of inputs, memoized for one linking pass.
@@ -366,11 +393,13 @@ class Goals:
     Attributes:
         program: the compiled packs.
         inputs: the input atoms and builtins.
+        carry: firings kept from the committed store, if any (:class:`Carry`).
         keys: every lookup pattern evaluated so far (:func:`atom_key`, :func:`next_date_key`).
     """
 
     program: PackProgram
     inputs: Inputs
+    carry: Carry | None = None
     keys: set[str] = field(default_factory=set)
     _memo: dict[tuple[str, object], tuple[object, frozenset[str]]] = field(default_factory=dict)
     _stack: list[set[str]] = field(default_factory=list)
@@ -412,6 +441,14 @@ class Goals:
         self._note_all(keys)
         return value
 
+    def firings_made(self) -> dict[clingo.Symbol, Carried]:
+        """Every atom's firings evaluated so far, with the keys they read."""
+        out: dict[clingo.Symbol, Carried] = {}
+        for (kind, arg), (value, keys) in self._memo.items():
+            if kind == "firings" and isinstance(arg, clingo.Symbol):
+                out[arg] = Carried(value, keys)  # type: ignore[arg-type]
+        return out
+
     def firings(self, atom: clingo.Symbol) -> list[Firing]:
         """Every rule instance that derives ``atom`` (in :func:`derive`'s order), as
         :func:`derive` reports it: none for pack knowledge; premises without pack knowledge
@@ -419,15 +456,85 @@ class Goals:
         return self.cached("firings", atom, lambda: self._compute_firings(atom))
 
     def _compute_firings(self, atom: clingo.Symbol) -> list[Firing]:
-        out: set[Firing] = set()
-        if not self.is_static(atom):
-            for rule, pos, neg in self._instances(atom):
-                if any(self.is_static(n) for n in neg):
-                    continue
-                premises = tuple(p for p in pos if not self.is_static(p))
-                unless = tuple(n for n in neg if not _is_builtin(n))
-                out.add(Firing(rule.id, atom, premises, unless))
-        return sorted(out, key=_firing_order)
+        carry = self.carry
+        kept = carry.committed.get(atom) if carry is not None else None
+        if kept is not None and carry is not None:
+            hit = kept.keys & carry.changed
+            if not hit:  # nothing it looked up changed
+                self._note_all(kept.keys)
+                return kept.firings
+            if self._extends(atom, kept, carry):
+                self._note_all(kept.keys)
+                more = self._firings(atom, self._new_instances(atom, carry.new))
+                return sorted(set(kept.firings).union(more), key=_firing_order)
+        return sorted(set(self._firings(atom, self._instances(atom))), key=_firing_order)
+
+    def _firings(
+        self,
+        atom: clingo.Symbol,
+        instances: Iterable[tuple[Rule, list[clingo.Symbol], list[clingo.Symbol]]],
+    ) -> Iterator[Firing]:
+        """The firings of these instances deriving ``atom`` (see :meth:`firings`)."""
+        if self.is_static(atom):
+            return
+        for rule, pos, neg in instances:
+            if any(self.is_static(n) for n in neg):
+                continue
+            premises = tuple(p for p in pos if not self.is_static(p))
+            unless = tuple(n for n in neg if not _is_builtin(n))
+            yield Firing(rule.id, atom, premises, unless)
+
+    def _extends(self, atom: clingo.Symbol, kept: Carried, carry: Carry) -> bool:
+        """Whether ``atom``'s firings over the committed store, with those that bind a new
+        input atom added, are its firings now (semi-naive evaluation, issue 23).
+
+        They are when the new atoms can enter them only as the match of a positive literal
+        of a rule deriving ``atom``: no new atom is of a derived or static predicate (it
+        could change what a derived literal matches, or what is pack knowledge), or of a
+        predicate the rules negate or match through ``mentioned``; the firings looked up no
+        new atom whole (whether it is carried: it is now) and no ``next_date`` the new atoms
+        move. Anything else is evaluated again in full.
+        """
+        program = self.program
+        if any(k.startswith("next_date|") for k in kept.keys & carry.changed):
+            return False
+        signatures = set()
+        for m in carry.new:
+            signature = _signature(m)
+            if signature in program.derived or signature in program.static:
+                return False
+            if pattern_keys(m)[-1] in kept.keys:
+                return False
+            signatures.add(signature)
+        for rule in program.rules.get(_signature(atom), ()):
+            for lit in rule.pos:
+                if _signature(lit) in program.derived or _signature(lit) == ("mentioned", 1):
+                    return False
+            if any(_signature(n) in signatures for n in rule.neg):
+                return False
+        return True
+
+    def _new_instances(
+        self, atom: clingo.Symbol, new: Sequence[clingo.Symbol]
+    ) -> Iterator[tuple[Rule, list[clingo.Symbol], list[clingo.Symbol]]]:
+        """The rule instances deriving ``atom`` that match a new atom to one of their
+        positive literals (each once per literal it can match: the caller keeps a set)."""
+        for rule in self.program.rules.get(_signature(atom), ()):
+            b = _unify(rule.head, atom, {})
+            if b is None:
+                continue
+            for i, lit in enumerate(rule.pos):
+                rest = [*rule.pos[:i], *rule.pos[i + 1 :]]
+                for m in new:
+                    if _signature(m) != _signature(lit):
+                        continue
+                    bound = _unify(lit, m, b)
+                    if bound is None:
+                        continue
+                    for full in self._join(rest, list(rule.cmps), bound):
+                        found = self._instance(rule, full)
+                        if found is not None:
+                            yield found
 
     def is_static(self, atom: clingo.Symbol) -> bool:
         """Pack knowledge: a static fact or builtin that no memory carries, or an atom that
@@ -482,16 +589,25 @@ class Goals:
             if b is None:
                 continue
             for full in self._join(list(rule.pos), list(rule.cmps), b):
-                pos = [_ground(lit, full) for lit in rule.pos]
-                neg = [_ground(lit, full) for lit in rule.neg]
-                if any(a is None for a in (*pos, *neg)):  # unsafe: clingo refuses it too
-                    continue
-                ground_pos = [a for a in pos if a is not None]
-                ground_neg = [a for a in neg if a is not None]
-                if any(_is_builtin(n) and self._builtin_holds(n) for n in ground_neg):
-                    continue
-                found.append((rule, ground_pos, ground_neg))
+                instance = self._instance(rule, full)
+                if instance is not None:
+                    found.append(instance)
         return found
+
+    def _instance(
+        self, rule: Rule, full: Binding
+    ) -> tuple[Rule, list[clingo.Symbol], list[clingo.Symbol]] | None:
+        """A rule's instance under a binding of its body: its ground positive and negated
+        atoms; None when it is unsafe or a ``not`` over a builtin fails."""
+        pos = [_ground(lit, full) for lit in rule.pos]
+        neg = [_ground(lit, full) for lit in rule.neg]
+        if any(a is None for a in (*pos, *neg)):  # unsafe: clingo refuses it too
+            return None
+        ground_pos = [a for a in pos if a is not None]
+        ground_neg = [a for a in neg if a is not None]
+        if any(_is_builtin(n) and self._builtin_holds(n) for n in ground_neg):
+            return None
+        return rule, ground_pos, ground_neg
 
     def _join(
         self,
