@@ -1,6 +1,8 @@
 """CPU seconds of writing text memories (issue 23): import N memories in one transaction, then
 K adds one at a time, on the dense or sparse workload; ``time.process_time``, which a machine
-shared with other work disturbs far less than wall time.
+shared with other work disturbs far less than wall time. The import's CPU seconds are also
+given after its first 10^3, 10^4, ... memories (``import_cpu_s_at``): how the cost of N adds
+grows with N, measured within one run (two runs on a shared machine can differ by 2x).
 
     PYTHONPATH=<tree> python scripts/linking_cpu.py N K dense|sparse
 
@@ -42,9 +44,12 @@ def main(n: int, k: int, kind: str) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
         mem = Memory(Path(tmp) / "m.db", rules="all", grounder="stategraph.rule_grounder.v1")
         start = time.process_time()
+        at: dict[int, float] = {}  # CPU seconds of the first 10^k memories, in this same run
         with mem.atomic():
-            for m in workload.memories(0, n):
+            for i, m in enumerate(workload.memories(0, n), 1):
                 mem.add(m.state())
+                if i >= 1000 and str(i).rstrip("0") == "1":
+                    at[i] = round(time.process_time() - start, 1)
         imported = time.process_time() - start
         cpu: list[float] = []
         links: list[int] = []
@@ -67,6 +72,7 @@ def main(n: int, k: int, kind: str) -> dict[str, object]:
         "adds": k,
         "import_cpu_s": round(imported, 1),
         "import_per_cpu_s": round(n / imported, 1),
+        "import_cpu_s_at": at,
         "add_cpu_p50_ms": ms(0.5),
         "add_cpu_p99_ms": ms(0.99),
         "add_cpu_mean_ms": round(sum(cpu) / len(cpu) * 1e3, 1),

@@ -406,26 +406,33 @@ def solve(
     """
     cited = {x for j in change.add_justifications for x in (*j.premises, *j.unless)}
     cone = reads.cone(seeds(change), max_depth, max_cone, cited)
-    ids = named(change) | cone.solve
     lean = lean_candidates(change, cone) if hasattr(reads, "lean_heads") else set()
-    graph = reads.subgraph(ids - lean)
-    steady: dict[str, _Lean] = {}
-    if lean:
-        store: LeanReads = reads  # type: ignore[assignment]
-        read = store.lean_heads(graph, lean)
-        found = steady_heads(read, graph, policy, change)
-        stored = store.justifications_by_key(supports_needed(found, change))
-        given = {j.key: j for j in (*change.remove_justifications, *change.add_justifications)}
-        for head, s in found.items():
-            steady[head] = _Lean(s, whole((s.support, *(k for k, _ in s.lost)), stored, given))
-            for x in s.cited:
-                if x not in graph.truth and x in read.cited:
-                    graph.set_truth(x, read.cited[x][1])
-        rest = lean - steady.keys()
-        if rest:
-            reads.extend(graph, rest)
+    graph = reads.subgraph((named(change) | cone.solve) - lean)
+    steady = _read_lean(reads, graph, policy, change, lean) if lean else {}
     rev = revise(graph, policy, change, cone, reads, max_depth, compatible, steady)
     return rev, graph
+
+
+def _read_lean(
+    reads: Reads, graph: SupportGraph, policy: Policy, change: Change, lean: set[str]
+) -> dict[str, _Lean]:
+    """Read the candidate heads lean into ``graph``: the steady ones with what their report
+    names, and the values of what they cite; the others whole."""
+    store: LeanReads = reads  # type: ignore[assignment]
+    read = store.lean_heads(graph, lean)
+    found = steady_heads(read, graph, policy, change)
+    stored = store.justifications_by_key(supports_needed(found, change))
+    given = {j.key: j for j in (*change.remove_justifications, *change.add_justifications)}
+    steady: dict[str, _Lean] = {}
+    for head, s in found.items():
+        steady[head] = _Lean(s, whole((s.support, *(k for k, _ in s.lost)), stored, given))
+        for x in s.cited:
+            if x not in graph.truth and x in read.cited:
+                graph.set_truth(x, read.cited[x][1])
+    rest = lean - steady.keys()
+    if rest:
+        reads.extend(graph, rest)
+    return steady
 
 
 def revise(
