@@ -36,6 +36,7 @@ STEPS = [
     (prepare.Preparer, "_link", "  link"),
     (sqlite.SQLiteStore, "cone", "cone walk"),
     (sqlite.SQLiteStore, "subgraph", "subgraph read"),
+    (revise, "_read_lean", "lean read (steady heads)"),
     (revise, "revise", "revise (solve, grade, report)"),
     (revise, "_ConeProgram", "  cone program"),
     (revise, "propagated", "  propagated"),
