@@ -138,8 +138,10 @@ class Reads(Loader, Protocol):
 
 
 class LeanReads(Reads, Protocol):
-    """A store that can also read heads lean (:mod:`stategraph.engine.steady`): the SQLite
-    store. Any other is read whole."""
+    """A store that can also read heads lean (:mod:`stategraph.engine.steady`), and says so
+    with a true ``reads_lean``: the SQLite store. Any other is read whole."""
+
+    reads_lean: bool
 
     def lean_heads(self, graph: SupportGraph, heads: Iterable[str]) -> LeanRead:
         """Load these heads' states into ``graph``; read their justifications' premises."""
@@ -406,7 +408,7 @@ def solve(
     """
     cited = {x for j in change.add_justifications for x in (*j.premises, *j.unless)}
     cone = reads.cone(seeds(change), max_depth, max_cone, cited)
-    lean = lean_candidates(change, cone) if hasattr(reads, "lean_heads") else set()
+    lean = lean_candidates(change, cone) if getattr(reads, "reads_lean", False) else set()
     graph = reads.subgraph((named(change) | cone.solve) - lean)
     steady = _read_lean(reads, graph, policy, change, lean) if lean else {}
     rev = revise(graph, policy, change, cone, reads, max_depth, compatible, steady)

@@ -115,6 +115,7 @@ class PostgresStore(SQLiteStore):
     """
 
     name = "postgres.v1"
+    reads_lean = False  # its statements are SQLite's in translation, and these have none
 
     def __init__(  # the parent's __init__ opens a SQLite file: replaced, not called
         self,

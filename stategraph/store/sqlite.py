@@ -472,6 +472,8 @@ class SQLiteStore:
     """The embedded default store: one SQLite file in WAL mode (``":memory:"`` for tests)."""
 
     name = "sqlite.v1"
+    reads_lean = True
+    """Whether a revision may read heads lean (:meth:`lean_heads`; ``engine.steady``)."""
     _postings: dict[str, tuple[int, list[tuple[int, str, int]]]] | None = None
     """Postings read, by term: ``(limit, postings)`` (:meth:`postings`); None where the store
     keeps none (the PostgreSQL store, which does not open the file this does)."""

@@ -29,9 +29,9 @@ class _Whole:
     def __init__(self, store: SQLiteStore) -> None:
         self._store = store
 
+    reads_lean = False
+
     def __getattr__(self, name: str) -> Any:
-        if name == "lean_heads":
-            raise AttributeError(name)
         return getattr(self._store, name)
 
 
