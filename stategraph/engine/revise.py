@@ -423,8 +423,8 @@ def _read_lean(
     store: LeanReads = reads  # type: ignore[assignment]
     read = store.lean_heads(graph, lean)
     found = steady_heads(read, graph, policy, change)
-    stored = store.justifications_by_key(supports_needed(found, change))
     given = {j.key: j for j in (*change.remove_justifications, *change.add_justifications)}
+    stored = store.justifications_by_key(supports_needed(found, given))
     steady: dict[str, _Lean] = {}
     for head, s in found.items():
         steady[head] = _Lean(s, whole((s.support, *(k for k, _ in s.lost)), stored, given))

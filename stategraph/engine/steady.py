@@ -29,7 +29,7 @@ and table to what the ordinary path gives, change after change.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from stategraph.engine.graph import Cone, JustKey, SupportGraph
@@ -223,15 +223,15 @@ def _shape(
     return _Shape(support, lost, old_hold != new_hold, cited, cited - was_cited, frozenset(support))
 
 
-def supports_needed(steady: Mapping[str, Steady], change: Change) -> list[JustKey]:
+def supports_needed(steady: Mapping[str, Steady], given: Collection[JustKey]) -> list[JustKey]:
     """The stored justifications a revision needs whole for its steady heads (their supports
-    and what they lost without the change removing it), sorted; the change's own are not."""
-    given = {j.key for j in (*change.add_justifications, *change.remove_justifications)}
+    and what they lost without the change removing it), sorted; those the change itself
+    adds or removes (``given``) are not."""
     keys: set[JustKey] = set()
     for s in steady.values():
         keys.add(s.support)
         keys.update(k for k, _ in s.lost)
-    return sorted(keys - given)
+    return sorted(keys.difference(given))
 
 
 def whole(
