@@ -154,16 +154,12 @@ def steady_heads(
             or graph.value(head) is not TRUE
         ):
             continue
-        stored = set(lean.premises)
         dropped = removed.get(head, set())
-        if not dropped <= {(head, p, ()) for p in stored}:
-            continue  # an unless, or one it does not have (which validation then names)
-        new = tuple(j.premises for j in added.get(head, ()))
-        if len(set(new)) != len(new) or any(
-            j.origin is Origin.recovered or j.unless or j.checked or j.premises in stored
-            for j in added.get(head, ())
+        if any(k[2] for k in dropped) or any(
+            j.origin is Origin.recovered or j.unless or j.checked for j in added.get(head, ())
         ):
             continue
+        new = tuple(j.premises for j in added.get(head, ()))
         gone = frozenset(k[1] for k in dropped)
         key = (lean.premises, new, gone)
         if key not in shapes:  # the members of a dense group share one
@@ -209,6 +205,9 @@ def _shape(
     ``stored`` are the premises of its justifications (sorted), ``new`` those the change adds,
     ``gone`` those it removes; ``facts`` the states that are facts, ``held`` and ``holds``
     the states that hold before and after the change."""
+    have = set(stored)
+    if not gone <= have or have.intersection(new) or len(set(new)) != len(new):
+        return None  # one it does not have (which validation then names), or one twice
     final = sorted([*(p for p in stored if p not in gone), *new])
     if not all(facts.issuperset(p) for p in final):
         return None

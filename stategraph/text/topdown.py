@@ -463,7 +463,7 @@ class Goals:
             if not hit:  # nothing it looked up changed
                 self._note_all(kept.keys)
                 return kept.firings
-            if self._extends(atom, kept, carry):
+            if self._extends(atom, kept, carry, hit):
                 self._note_all(kept.keys)
                 more = self._firings(atom, self._new_instances(atom, carry.new))
                 return sorted(set(kept.firings).union(more), key=_firing_order)
@@ -484,7 +484,9 @@ class Goals:
             unless = tuple(n for n in neg if not _is_builtin(n))
             yield Firing(rule.id, atom, premises, unless)
 
-    def _extends(self, atom: clingo.Symbol, kept: Carried, carry: Carry) -> bool:
+    def _extends(
+        self, atom: clingo.Symbol, kept: Carried, carry: Carry, hit: frozenset[str]
+    ) -> bool:
         """Whether ``atom``'s firings over the committed store, with those that bind a new
         input atom added, are its firings now (semi-naive evaluation, issue 23).
 
@@ -493,10 +495,10 @@ class Goals:
         could change what a derived literal matches, or what is pack knowledge), or of a
         predicate the rules negate or match through ``mentioned``; the firings looked up no
         new atom whole (whether it is carried: it is now) and no ``next_date`` the new atoms
-        move. Anything else is evaluated again in full.
+        move (``hit``: the changed keys they read). Anything else is evaluated again in full.
         """
         program = self.program
-        if any(k.startswith("next_date|") for k in kept.keys & carry.changed):
+        if any(k.startswith("next_date|") for k in hit):
             return False
         signatures = set()
         for m in carry.new:

@@ -20,6 +20,7 @@ from stategraph import Memory
 from stategraph.bench.perf.densegen import generate
 from stategraph.engine.revise import Revision
 from stategraph.engine.steady import steady_heads
+from stategraph.errors import StategraphError
 from stategraph.store.sqlite import SQLiteStore
 
 
@@ -142,8 +143,6 @@ def test_random_changes_are_revised_the_same_lean(
         try:
             _apply(mem, step)
         except Exception as exc:  # a change the store refuses is refused both ways alike
-            from stategraph.errors import StategraphError
-
             assert isinstance(exc, StategraphError), exc
 
 
@@ -207,3 +206,18 @@ def test_a_steady_head_reports_the_justification_a_change_removes(compared: _Com
     assert entry.verdict.value == "kept" and entry.reason.cause == "alternative_support"
     assert entry.reason.surviving is not None
     assert entry.reason.surviving.premises == (_FACTS[0], _FACTS[1])
+
+
+def test_removing_a_justification_a_head_lacks_is_refused_as_before(compared: _Compared) -> None:
+    """A head stays lean only for justifications it has: one it lacks is named by validation,
+    exactly as on the ordinary path (the lean path must not take the change's word for it)."""
+    from stategraph.errors import InvalidChangeError
+
+    mem = Memory()
+    for f in _FACTS:
+        mem.fact(f)
+    mem.belief("b0", because=[[_FACTS[0]], [_FACTS[1]]])
+    missing = {"head": "b0", "premises": [_FACTS[2]], "unless": []}
+    with pytest.raises(InvalidChangeError, match="has no justification"):
+        mem.revise({"remove_justifications": [missing]})
+    assert compared.steady == 0
