@@ -190,7 +190,7 @@ def walk(
     inside = set(w.depth)
     solve = _closure(seeds, w.opened, inside)
     if w.limit is None:
-        return Cone(w.depth, frozenset(solve))
+        return Cone(w.depth, frozenset(solve), opened=w.opened)
     bound = max(w.depth.values())
     rim = set(w.rim)
     reach = _Reach(reader, max(REACH_FLOOR, REACH_BUDGET * (len(inside) + len(rim))))

@@ -9,8 +9,8 @@ nothing was persisted.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from stategraph.errors import DuplicateStateError, UnknownStateError
 from stategraph.model import Justification, State, Truth
@@ -46,6 +46,8 @@ class Cone:
         uncertain: states outside ``solve`` whose value the change may move past the bound
             (the frontier among them): solved as undefined, never at a possibly stale value.
         limit: why the walk stopped (``depth_limit``, ``cone_limit``), or None.
+        opened: the open edges the walk met, as the heads each source reaches (for
+            :meth:`narrowed`); empty when nobody asked.
     """
 
     depth: dict[str, int]
@@ -53,6 +55,23 @@ class Cone:
     frontier: dict[str, tuple[str, ...]] = field(default_factory=dict)
     uncertain: frozenset[str] = frozenset()
     limit: str | None = None
+    opened: Mapping[str, Sequence[str]] = field(default_factory=dict, repr=False, compare=False)
+
+    def narrowed(self, kept: Collection[str]) -> Cone:
+        """This cone solving only what the change can move when the states of ``kept``,
+        which it reaches, are known to keep their value: the seeds and the states they reach
+        along open edges *not through* a kept state. A kept state's dependents can then move
+        only through something else the change reaches (``docs/revision.md``, "Steady
+        heads"). The depths are the whole walk's, as reported."""
+        seen = {s for s, d in self.depth.items() if d == 0}
+        stack = [s for s in seen if s not in kept]
+        while stack:
+            for head in self.opened.get(stack.pop(), ()):
+                if head not in seen:
+                    seen.add(head)
+                    if head not in kept:
+                        stack.append(head)
+        return replace(self, solve=frozenset(seen & self.solve))
 
 
 class SupportGraph:

@@ -409,8 +409,14 @@ def solve(
     cited = {x for j in change.add_justifications for x in (*j.premises, *j.unless)}
     cone = reads.cone(seeds(change), max_depth, max_cone, cited)
     lean = lean_candidates(change, cone) if getattr(reads, "reads_lean", False) else set()
-    graph = reads.subgraph((named(change) | cone.solve) - lean)
-    steady = _read_lean(reads, graph, policy, change, lean) if lean else {}
+    if not lean:
+        graph = reads.subgraph(named(change) | cone.solve)
+        return revise(graph, policy, change, cone, reads, max_depth, compatible), graph
+    names = named(change) - lean
+    graph = reads.subgraph(names)
+    steady = _read_lean(reads, graph, policy, change, lean)
+    cone = cone.narrowed(steady.keys())  # what rests on a steady head cannot move through it
+    reads.extend(graph, cone.solve - names - lean)
     rev = revise(graph, policy, change, cone, reads, max_depth, compatible, steady)
     return rev, graph
 

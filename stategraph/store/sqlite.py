@@ -158,11 +158,15 @@ CREATE TABLE IF NOT EXISTS judge_cache (
     call TEXT NOT NULL              -- the JudgeCall that answered, as JSON
 ) WITHOUT ROWID;
 """ + (atom_index.SCHEMA + review_queue.SCHEMA + past.SCHEMA).replace("{", "{{").replace("}", "}}")
-_TABLES = frozenset(
-    re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", _SCHEMA.format(justifications="justifications"))
-)
-"""Every table of the current schema."""
+_OPEN_EDGES = "CREATE INDEX IF NOT EXISTS edges_open_into ON edges (head) WHERE follow = 1"
+"""The open edges into each head (few: those its support cites, or all while it does not
+hold), which the lean read of steady heads reads (:mod:`stategraph.engine.steady`). Made by
+:meth:`SQLiteStore._fill_indexes`, after any migration: a store of version 1 has no
+``follow`` column until then."""
 _CREATED = re.compile(r"CREATE\s+(?:TABLE|INDEX)\s+IF\s+NOT\s+EXISTS\s+(\w+)", re.IGNORECASE)
+_TABLES = frozenset(_CREATED.findall(_SCHEMA.format(justifications="justifications") + _OPEN_EDGES))
+"""Every table and index of the current schema (a store of this version written before an
+index was added gets it when it is next opened)."""
 _TAMPER, _ACKNOWLEDGED = "log:tamper", "log:tamper_acknowledged"
 """``meta`` keys: the breaks a failed verification found (writes are refused while it is
 set), and those acknowledged since (they no longer refuse writes)."""
@@ -393,6 +397,12 @@ def _rules_extra(rules: tuple[str, ...]) -> str:
     return canonical_json({"checked": {}, "notes": {}, "rules": rules})
 
 
+_RULES_PREFIX = _rules_extra(()).removesuffix("[]}")
+_RULES_ONLY = (len(_RULES_PREFIX), _RULES_PREFIX)
+"""How long the start every ``extra`` of rules alone shares is, and that start (checked and
+notes empty, rules last: the ``lean_heads`` query tells such a column by it)."""
+
+
 def justification_row(j: Justification) -> tuple[str, str, str, str, str]:
     """The ``justifications`` row of a justification."""
     extra = ""
@@ -603,9 +613,8 @@ class SQLiteStore:
             self.conn.execute("PRAGMA journal_mode=WAL")
 
     def _tables(self) -> set[str]:
-        return {
-            r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
-        }
+        sql = "SELECT name FROM sqlite_master WHERE type IN ('table', 'index')"
+        return {r[0] for r in self.conn.execute(sql)}
 
     def _create(self, justifications: str) -> None:
         for stmt in _SCHEMA.format(justifications=justifications).split(";"):
@@ -633,6 +642,7 @@ class SQLiteStore:
             c.execute("ALTER TABLE docs ADD COLUMN kind TEXT NOT NULL DEFAULT ''")
             c.execute("UPDATE docs SET kind = (SELECT kind FROM states WHERE id = docs.state_id)")
         c.execute("CREATE INDEX IF NOT EXISTS docs_by_kind ON docs (kind, seq)")
+        c.execute(_OPEN_EDGES)
         if c.execute("SELECT 1 FROM atoms LIMIT 1").fetchone() is None:
             atom_index.write(c, self.with_atoms())
         review_queue.fill(c)
@@ -845,48 +855,43 @@ class SQLiteStore:
         the premises of each, whether all are plain, which edges into each are open, and
         the kind and value of every state they cite (:mod:`stategraph.engine.steady`).
 
-        The open edges are found by the database, from each justification's premises, so
-        that the pairs never pass through Python: a dense head has sixty.
+        A dense head has sixty justifications and one or two open edges: the edges are found
+        through the index of open edges (``edges_open_into``), never pair by pair, and the
+        premises of the members of a dense group, which are the same, are decoded once.
         """
         heads = set(heads)
         self._graph(heads, (), False, graph)
-        premises: dict[str, list[tuple[str, ...]]] = {h: [] for h in heads}
-        decoded: dict[str, tuple[str, ...]] = {}  # the members of a dense group share them
-        sql = (
-            "SELECT head, group_concat(premises, char(31)) FROM justifications "
-            "WHERE head IN ({}) GROUP BY head"
-        )
-        for head, joined in self._select(sql, heads):
-            for ps in joined.split("\x1f"):
-                found = decoded.get(ps)
-                if found is None:
-                    found = decoded[ps] = decode_ids(ps)
-                premises[head].append(found)
+        premises: dict[str, tuple[tuple[str, ...], ...]] = dict.fromkeys(heads, ())
         plain = dict.fromkeys(heads, True)
+        # the members of a dense group have the same premises: each list is decoded once
+        decoded: dict[str, tuple[tuple[str, ...], ...]] = {}
+        # plain: no unless, not recovered, and an extra column of rules alone (_rules_extra)
         sql = (
-            "SELECT DISTINCT head, unless != '[]' OR origin = 'recovered', extra "
-            "FROM justifications WHERE head IN ({}) "
-            "AND (unless != '[]' OR origin = 'recovered' OR extra != '')"
+            "SELECT head, group_concat(premises, char(31)), min(unless = '[]' "
+            "AND origin != 'recovered' AND (extra = '' OR substr(extra, 1, ?) = ?)) "
+            "FROM justifications WHERE head IN ({}) GROUP BY head"
         )
-        for head, odd, extra in self._select(sql, heads):
-            if odd or _rules_only(extra) is None:
-                plain[head] = False
+        rows = (
+            row
+            for chunk in _chunks(sorted(heads))
+            for row in self.conn.execute(sql.format(_marks(len(chunk))), (*_RULES_ONLY, *chunk))
+        )
+        for head, joined, is_plain in rows:
+            found = decoded.get(joined)
+            if found is None:
+                found = decoded[joined] = tuple(sorted(map(decode_ids, joined.split("\x1f"))))
+            premises[head] = found
+            plain[head] = bool(is_plain)
         opened: dict[str, set[str]] = {}
-        sql = (
-            "SELECT DISTINCT j.head, p.value FROM justifications j, json_each(j.premises) p "
-            "JOIN edges e ON e.src = p.value AND e.head = j.head "
-            "WHERE e.follow = 1 AND j.head IN ({})"
-        )
+        # every edge into a plain head comes from a premise of one of its justifications
+        sql = "SELECT head, src FROM edges WHERE follow = 1 AND head IN ({})"
         for head, src in self._select(sql, [h for h in heads if plain[h]]):
             opened.setdefault(head, set()).add(src)
-        cited = {x for ps in premises.values() for p in ps for x in p}
-        rows = self._select("SELECT id, kind, truth FROM states WHERE id IN ({})", cited)
+        cited = {x for ps in decoded.values() for p in ps for x in p}
+        found_rows = self._select("SELECT id, kind, truth FROM states WHERE id IN ({})", cited)
         return LeanRead(
-            {
-                h: LeanHead(tuple(sorted(premises[h])), plain[h], frozenset(opened.get(h, ())))
-                for h in heads
-            },
-            {sid: (kind, TRUTH_OF[truth]) for sid, kind, truth in rows},
+            {h: LeanHead(premises[h], plain[h], frozenset(opened.get(h, ()))) for h in heads},
+            {sid: (kind, TRUTH_OF[truth]) for sid, kind, truth in found_rows},
         )
 
     def ancestors(self, state_id: str) -> SupportGraph:

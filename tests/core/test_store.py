@@ -214,6 +214,7 @@ def test_a_version_1_store_is_migrated_on_open(tmp_path: Path) -> None:
     conn = sqlite3.connect(path)
     conn.executescript(
         """
+        DROP INDEX edges_open_into;
         ALTER TABLE edges DROP COLUMN follow;
         CREATE TABLE j1 (head TEXT NOT NULL, premises TEXT NOT NULL, unless TEXT NOT NULL,
             origin TEXT NOT NULL, extra TEXT NOT NULL, PRIMARY KEY (head, premises, unless));
@@ -235,6 +236,8 @@ def test_a_version_1_store_is_migrated_on_open(tmp_path: Path) -> None:
             str(SCHEMA_VERSION),
         )
         assert {r[1] for r in conn.execute("PRAGMA table_info(edges)")} >= {"follow"}
+        index = "SELECT 1 FROM sqlite_master WHERE name = 'edges_open_into'"
+        assert conn.execute(index).fetchone()  # made once follow is there
         sql = "SELECT sql FROM sqlite_master WHERE name = 'justifications'"
         assert "WITHOUT ROWID" in conn.execute(sql).fetchone()[0]
     finally:
@@ -264,5 +267,25 @@ def test_a_version_2_store_gets_its_term_index_on_open(tmp_path: Path) -> None:
         assert conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == (
             str(SCHEMA_VERSION),
         )
+    finally:
+        conn.close()
+
+
+def test_a_store_written_before_the_open_edges_index_gets_it_on_open(tmp_path: Path) -> None:
+    """The index of open edges (read by the lean read of steady heads) came within schema 6:
+    a store of 6 without it gets it when next opened, holding exactly the open edges."""
+    path = tmp_path / "m.db"
+    seed(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("DROP INDEX edges_open_into")
+    conn.commit()
+    conn.close()
+    Memory.open(path).close()
+    conn = sqlite3.connect(path)
+    try:
+        sql = "SELECT head, src FROM edges INDEXED BY edges_open_into WHERE follow = 1"
+        found = sorted(conn.execute(sql + " AND head IN (SELECT head FROM edges)"))
+        every = sorted(conn.execute("SELECT head, src FROM edges WHERE follow = 1"))
+        assert found and found == every
     finally:
         conn.close()
