@@ -25,6 +25,7 @@ then links from scratch.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -128,6 +129,38 @@ class PackProgram:
     def is_static(self, atom: clingo.Symbol) -> bool:
         """True for pack knowledge."""
         return atom in self.static.get(_signature(atom), ())
+
+    def inputs_of(self, signature: tuple[str, int]) -> frozenset[tuple[str, int]] | None:
+        """The predicates of input atoms that can change which atoms of a derived predicate
+        there are: those its rules read, under ``not`` too, through derived predicates down to
+        the inputs; None when a rule on the way reads a builtin (``mentioned`` reads every
+        input, ``next_date`` the dates of one). Its own signature is among them (memories may
+        carry derived atoms)."""
+        return self._inputs.get(signature, frozenset({signature}))
+
+    @functools.cached_property
+    def _inputs(self) -> dict[tuple[str, int], frozenset[tuple[str, int]] | None]:
+        out: dict[tuple[str, int], frozenset[tuple[str, int]] | None] = {}
+
+        def reach(sig: tuple[str, int]) -> frozenset[tuple[str, int]] | None:
+            if sig not in self.rules:
+                return frozenset({sig})
+            if sig not in out:
+                found: set[tuple[str, int]] = {sig}
+                for rule in self.rules[sig]:
+                    for lit in (*rule.pos, *rule.neg):
+                        below = _signature(lit)
+                        more = None if below in _BUILTIN_SIGNATURES else reach(below)
+                        if more is None:
+                            out[sig] = None
+                            return None
+                        found |= more
+                out[sig] = frozenset(found)
+            return out[sig]
+
+        for sig in sorted(self.rules):
+            reach(sig)
+        return out
 
     @functools.cached_property
     def _static_index(self) -> dict[tuple[str, int, int, clingo.Symbol], list[clingo.Symbol]]:
@@ -465,17 +498,21 @@ class Goals:
                 return kept.firings
             if self._extends(atom, kept, carry, hit):
                 self._note_all(kept.keys)
-                more = self._firings(atom, self._new_instances(atom, carry.new))
-                return sorted(set(kept.firings).union(more), key=_firing_order)
+                # an atom with firings was not pack knowledge, and new inputs do not make it so
+                new = self._new_instances(atom, carry.new)
+                more = set(self._firings(atom, new, dynamic=bool(kept.firings)))
+                return _merged(kept.firings, more)
         return sorted(set(self._firings(atom, self._instances(atom))), key=_firing_order)
 
     def _firings(
         self,
         atom: clingo.Symbol,
         instances: Iterable[tuple[Rule, list[clingo.Symbol], list[clingo.Symbol]]],
+        dynamic: bool = False,
     ) -> Iterator[Firing]:
-        """The firings of these instances deriving ``atom`` (see :meth:`firings`)."""
-        if self.is_static(atom):
+        """The firings of these instances deriving ``atom`` (see :meth:`firings`);
+        ``dynamic``: ``atom`` is known not to be pack knowledge."""
+        if not dynamic and self.is_static(atom):
             return
         for rule, pos, neg in instances:
             if any(self.is_static(n) for n in neg):
@@ -493,9 +530,11 @@ class Goals:
         They are when the new atoms can enter them only as the match of a positive literal
         of a rule deriving ``atom``: no new atom is of a derived or static predicate (it
         could change what a derived literal matches, or what is pack knowledge), or of a
-        predicate the rules negate or match through ``mentioned``; the firings looked up no
-        new atom whole (whether it is carried: it is now) and no ``next_date`` the new atoms
-        move (``hit``: the changed keys they read). Anything else is evaluated again in full.
+        predicate the rules negate or match through ``mentioned``; no derived literal of
+        those rules is derived from a predicate of a new atom (:meth:`PackProgram.inputs_of`:
+        then what it matches is as it was); the firings looked up no new atom whole
+        (whether it is carried: it is now) and no ``next_date`` the new atoms move (``hit``:
+        the changed keys they read). Anything else is evaluated again in full.
         """
         program = self.program
         if any(k.startswith("next_date|") for k in hit):
@@ -510,11 +549,47 @@ class Goals:
             signatures.add(signature)
         for rule in program.rules.get(_signature(atom), ()):
             for lit in rule.pos:
-                if _signature(lit) in program.derived or _signature(lit) == ("mentioned", 1):
+                if _signature(lit) == ("mentioned", 1):
+                    return False
+                if _signature(lit) in program.derived and not self._same_matches(
+                    atom, rule, lit, kept, carry, signatures
+                ):
                     return False
             if any(_signature(n) in signatures for n in rule.neg):
                 return False
         return True
+
+    def _same_matches(
+        self,
+        atom: clingo.Symbol,
+        rule: Rule,
+        lit: Fun | clingo.Symbol,
+        kept: Carried,
+        carry: Carry,
+        signatures: set[tuple[str, int]],
+    ) -> bool:
+        """Whether the derived literal ``lit`` of ``rule`` matches in ``atom``'s firings what
+        it matched before the new atoms (of ``signatures``) came.
+
+        It does when it is derived from none of their predicates; or when ``atom`` binds it
+        to one atom that was derivable before: a kept firing of the rule cites it, or it had
+        firings itself. The potential model only grows with the inputs (``not`` is recorded,
+        not applied, and no builtin is read on the way: :meth:`PackProgram.inputs_of`), so
+        that atom is still derivable, and it is the only one the literal can match.
+        """
+        inputs = self.program.inputs_of(_signature(lit))
+        if inputs is None:
+            return False
+        if inputs.isdisjoint(signatures):
+            return True
+        b = _unify(rule.head, atom, {})
+        one = _ground(lit, b) if b is not None else None
+        if one is None:
+            return False
+        if any(f.rule == rule.id and one in f.premises for f in kept.firings):
+            return True
+        before = carry.committed.get(one)
+        return before is not None and bool(before.firings)
 
     def _new_instances(
         self, atom: clingo.Symbol, new: Sequence[clingo.Symbol]
@@ -722,6 +797,18 @@ class Goals:
                     continue
                 out.add(head)
         return sorted(out)
+
+
+def _merged(firings: Sequence[Firing], more: Iterable[Firing]) -> list[Firing]:
+    """``firings`` (sorted, distinct) with ``more`` put in their places, in the order
+    :func:`_firing_order` gives, each once: the few firings a new atom adds cost a few
+    comparisons each, not a sort of the thousand a dense atom has."""
+    out = list(firings)
+    for f in sorted(more, key=_firing_order):
+        i = bisect.bisect_left(out, _firing_order(f), key=_firing_order)
+        if i == len(out) or out[i] != f:
+            out.insert(i, f)
+    return out
 
 
 def _firing_order(f: Firing) -> tuple[str, str, list[str], list[str]]:

@@ -83,3 +83,19 @@ def test_a_change_that_fails_leaves_no_trace_in_the_kept_groups(tmp_path: Path) 
     assert {j.premises for j in mem.justifications("b2")} == {("f1",)}
     assert_links_from_scratch(mem)
     mem.close()
+
+
+def test_what_a_derived_predicate_is_derived_from() -> None:
+    """A new move extends the firings that read ``away`` (derived from trips and events
+    only) instead of evaluating them again; those that read ``home_city`` (derived from moves)
+    are evaluated again; a predicate read through ``next_date`` could move with any date."""
+    from stategraph.grounding.packs import load_pack
+    from stategraph.text.topdown import compile_packs
+
+    program = compile_packs([load_pack(p) for p in list_packs()])
+    assert program.inputs_of(("away", 3)) == {("away", 3), ("trip", 3), ("event_in", 4)}
+    home = program.inputs_of(("home_city", 2))
+    assert home is not None and {("moves", 4), ("stays", 2), ("lives_in", 2)} <= home
+    assert ("relocating", 1) in home  # read under not, and derived from moves in turn
+    assert program.inputs_of(("away_from_home", 2)) is None  # next_date
+    assert program.inputs_of(("trip", 3)) == {("trip", 3)}  # an input predicate
