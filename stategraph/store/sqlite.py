@@ -160,13 +160,15 @@ CREATE TABLE IF NOT EXISTS judge_cache (
 """ + (atom_index.SCHEMA + review_queue.SCHEMA + past.SCHEMA).replace("{", "{{").replace("}", "}}")
 _OPEN_EDGES = "CREATE INDEX IF NOT EXISTS edges_open_into ON edges (head) WHERE follow = 1"
 """The open edges into each head (few: those its support cites, or all while it does not
-hold), which the lean read of steady heads reads (:mod:`stategraph.engine.steady`). Made by
-:meth:`SQLiteStore._fill_indexes`, after any migration: a store of version 1 has no
-``follow`` column until then."""
+hold), which the lean read of steady heads reads (:mod:`stategraph.engine.steady`). A new
+store has it (:meth:`SQLiteStore._fill_indexes`, after any migration: a store of version 1
+has no ``follow`` column until then); one written before it gets it with its next write,
+since opening a store of this version only reads (:meth:`SQLiteStore.commit`)."""
 _CREATED = re.compile(r"CREATE\s+(?:TABLE|INDEX)\s+IF\s+NOT\s+EXISTS\s+(\w+)", re.IGNORECASE)
-_TABLES = frozenset(_CREATED.findall(_SCHEMA.format(justifications="justifications") + _OPEN_EDGES))
-"""Every table and index of the current schema (a store of this version written before an
-index was added gets it when it is next opened)."""
+_TABLES = frozenset(
+    re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", _SCHEMA.format(justifications="justifications"))
+)
+"""Every table of the current schema."""
 _TAMPER, _ACKNOWLEDGED = "log:tamper", "log:tamper_acknowledged"
 """``meta`` keys: the breaks a failed verification found (writes are refused while it is
 set), and those acknowledged since (they no longer refuse writes)."""
@@ -528,6 +530,7 @@ class SQLiteStore:
         :meth:`_locked` forgets them all then."""
         self._postings = {}
         self._postings_version = -1
+        self._open_edges: bool | None = None  # whether edges_open_into exists: asked once
         self.busy_timeout = busy_timeout
         self.conn = connect(self.path, busy_timeout, create)
         try:
@@ -613,8 +616,16 @@ class SQLiteStore:
             self.conn.execute("PRAGMA journal_mode=WAL")
 
     def _tables(self) -> set[str]:
-        sql = "SELECT name FROM sqlite_master WHERE type IN ('table', 'index')"
-        return {r[0] for r in self.conn.execute(sql)}
+        return {
+            r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+
+    def _open_edges_indexed(self) -> bool:
+        """Whether the store has the index of open edges (:data:`_OPEN_EDGES`)."""
+        if self._open_edges is None:
+            sql = "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'edges_open_into'"
+            self._open_edges = self.conn.execute(sql).fetchone() is not None
+        return self._open_edges
 
     def _create(self, justifications: str) -> None:
         for stmt in _SCHEMA.format(justifications=justifications).split(";"):
@@ -643,6 +654,7 @@ class SQLiteStore:
             c.execute("UPDATE docs SET kind = (SELECT kind FROM states WHERE id = docs.state_id)")
         c.execute("CREATE INDEX IF NOT EXISTS docs_by_kind ON docs (kind, seq)")
         c.execute(_OPEN_EDGES)
+        self._open_edges = True
         if c.execute("SELECT 1 FROM atoms LIMIT 1").fetchone() is None:
             atom_index.write(c, self.with_atoms())
         review_queue.fill(c)
@@ -725,7 +737,9 @@ class SQLiteStore:
 
     def _rolled_back(self) -> None:
         """Forget what was kept of rows a rollback undoes: the documents of the term index
-        (:meth:`postings`) and the atom index's dates (:func:`atom_index.rolled_back`)."""
+        (:meth:`postings`) and the atom index's dates (:func:`atom_index.rolled_back`), and
+        whether the index of open edges is there (the write that made it may be undone)."""
+        self._open_edges = None
         self._docs.clear()
         if self._postings is not None:
             self._postings.clear()
@@ -883,8 +897,15 @@ class SQLiteStore:
             premises[head] = found
             plain[head] = bool(is_plain)
         opened: dict[str, set[str]] = {}
-        # every edge into a plain head comes from a premise of one of its justifications
-        sql = "SELECT head, src FROM edges WHERE follow = 1 AND head IN ({})"
+        if self._open_edges_indexed():
+            # every edge into a plain head comes from a premise of one of its justifications
+            sql = "SELECT head, src FROM edges WHERE follow = 1 AND head IN ({})"
+        else:  # a store not written to since the index came: each premise's edge looked up
+            sql = (
+                "SELECT DISTINCT j.head, p.value FROM justifications j, json_each(j.premises) p "
+                "JOIN edges e ON e.src = p.value AND e.head = j.head "
+                "WHERE e.follow = 1 AND j.head IN ({})"
+            )
         for head, src in self._select(sql, [h for h in heads if plain[h]]):
             opened.setdefault(head, set()).add(src)
         cited = {x for ps in decoded.values() for p in ps for x in p}
@@ -1165,6 +1186,9 @@ class SQLiteStore:
             if expect_head is not None and last != expect_head:
                 raise ConcurrentChangeError(self.path, 1)
             report = revision.report
+            if self.reads_lean and not self._open_edges_indexed():  # written before it came
+                self.conn.execute(_OPEN_EDGES)
+                self._open_edges = True
             # read once: inside the write lock nobody else commits, and this connection's
             # own writes leave it as it is
             version = self._data_version()

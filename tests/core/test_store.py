@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as hs
 
 from stategraph import Memory
+from stategraph.engine.graph import SupportGraph
 from stategraph.errors import LogIntegrityError, StategraphError, StoreError
 from stategraph.store.rowcodec import decode_ids
 from stategraph.store.sqlite import SCHEMA_VERSION, SQLiteStore, canonical_json, ids_json
@@ -271,18 +272,32 @@ def test_a_version_2_store_gets_its_term_index_on_open(tmp_path: Path) -> None:
         conn.close()
 
 
-def test_a_store_written_before_the_open_edges_index_gets_it_on_open(tmp_path: Path) -> None:
-    """The index of open edges (read by the lean read of steady heads) came within schema 6:
-    a store of 6 without it gets it when next opened, holding exactly the open edges."""
+def test_a_store_written_before_the_open_edges_index_gets_it_with_its_next_write(
+    tmp_path: Path,
+) -> None:
+    """The index of open edges (read by the lean read of steady heads) came within schema 6.
+    Opening a store of 6 only reads, so one without the index is read without it (the lean
+    read then finds the same open edges pair by pair) and gets it with its next write."""
     path = tmp_path / "m.db"
     seed(path).close()
     conn = sqlite3.connect(path)
     conn.execute("DROP INDEX edges_open_into")
     conn.commit()
     conn.close()
-    Memory.open(path).close()
+    index = "SELECT 1 FROM sqlite_master WHERE name = 'edges_open_into'"
+    with Memory.open(path) as mem:
+        store = mem.store
+        assert isinstance(store, SQLiteStore)
+        heads = ["m2", "m3", "m4"]
+        without = store.lean_heads(SupportGraph(), heads)
+        conn = sqlite3.connect(path)
+        assert conn.execute(index).fetchone() is None  # opening and reading wrote nothing
+        conn.close()
+        mem.fact("m9")
+        assert store.lean_heads(SupportGraph(), heads) == without
     conn = sqlite3.connect(path)
     try:
+        assert conn.execute(index).fetchone()
         sql = "SELECT head, src FROM edges INDEXED BY edges_open_into WHERE follow = 1"
         found = sorted(conn.execute(sql + " AND head IN (SELECT head FROM edges)"))
         every = sorted(conn.execute("SELECT head, src FROM edges WHERE follow = 1"))
