@@ -289,6 +289,8 @@ def path_of(program: Program) -> str:
     heads = {r.head for r in program.rules}
     if not any(u in heads for r in program.rules for u in r.neg):
         return "stratified"  # an unless node no rule derives has no way back
+    if any(r.head in r.neg for r in program.rules):
+        return "alternating"  # a node that blocks itself (an undefined one) is such a cycle
     # A cycle runs through heads only (a node no rule derives has no edge into it), and
     # through rules with a body: the graph of those alone is often far smaller (a cone's
     # beliefs resting on facts outside it have bodies that the freezing emptied).

@@ -64,6 +64,7 @@ from stategraph.model import (
     trusted,
 )
 from stategraph.store import past, review_queue, tables
+from stategraph.store.leankept import At, LeanKept
 from stategraph.store.revlog import (
     GENESIS,
     Break,
@@ -428,6 +429,13 @@ def justification_row(j: Justification) -> tuple[str, str, str, str, str]:
     )
 
 
+def _rules_only_row(j: Justification) -> bool:
+    """Whether a justification's ``extra`` column holds rules alone (or nothing), as the
+    ``lean_heads`` query tells it."""
+    extra = justification_row(j)[4]
+    return not extra or extra.startswith(_RULES_PREFIX)
+
+
 @functools.lru_cache(maxsize=4096)
 def _rules_only(extra: str) -> tuple[str, ...] | None:
     """The rules of an ``extra`` column that holds nothing else (a rule justification's: a few
@@ -489,6 +497,10 @@ class SQLiteStore:
     _postings: dict[str, tuple[int, list[tuple[int, str, int]]]] | None = None
     """Postings read, by term: ``(limit, postings)`` (:meth:`postings`); None where the store
     keeps none (the PostgreSQL store, which does not open the file this does)."""
+
+    _lean: LeanKept | None = None
+    """What lean reads learnt of heads, moved by this connection's commits
+    (:mod:`stategraph.store.leankept`)."""
 
     _sums: tuple[int, tuple[int, str], Sums] | None = None
     """The tables' sums this connection's last commit kept, with ``PRAGMA data_version``
@@ -740,6 +752,7 @@ class SQLiteStore:
         (:meth:`postings`) and the atom index's dates (:func:`atom_index.rolled_back`), and
         whether the index of open edges is there (the write that made it may be undone)."""
         self._open_edges = None
+        self._lean = None
         self._docs.clear()
         if self._postings is not None:
             self._postings.clear()
@@ -875,8 +888,11 @@ class SQLiteStore:
         """
         heads = set(heads)
         self._graph(heads, (), False, graph)
-        premises: dict[str, tuple[tuple[str, ...], ...]] = dict.fromkeys(heads, ())
-        plain = dict.fromkeys(heads, True)
+        at = (self._data_version(), self._last())
+        kept = self._lean
+        if kept is None or kept.at != at:  # another connection wrote, or nothing is kept
+            kept = self._lean = LeanKept(at)
+        missing = sorted(heads - kept.heads.keys())
         # the members of a dense group have the same premises: each list is decoded once
         decoded: dict[str, tuple[tuple[str, ...], ...]] = {}
         # plain: no unless, not recovered, and an extra column of rules alone (_rules_extra)
@@ -887,15 +903,18 @@ class SQLiteStore:
         )
         rows = (
             row
-            for chunk in _chunks(sorted(heads))
+            for chunk in _chunks(missing)
             for row in self.conn.execute(sql.format(_marks(len(chunk))), (*_RULES_ONLY, *chunk))
         )
+        for head in missing:  # a head without justifications has none, and is plain
+            kept.keep(head, (), True)
         for head, joined, is_plain in rows:
             found = decoded.get(joined)
             if found is None:
                 found = decoded[joined] = tuple(sorted(map(decode_ids, joined.split("\x1f"))))
-            premises[head] = found
-            plain[head] = bool(is_plain)
+            kept.keep(head, found, bool(is_plain))
+        premises = {h: kept.heads[h][0] for h in heads}
+        plain = {h: kept.heads[h][1] for h in heads}
         opened: dict[str, set[str]] = {}
         if self._open_edges_indexed():
             # every edge into a plain head comes from a premise of one of its justifications
@@ -908,7 +927,7 @@ class SQLiteStore:
             )
         for head, src in self._select(sql, [h for h in heads if plain[h]]):
             opened.setdefault(head, set()).add(src)
-        cited = {x for ps in decoded.values() for p in ps for x in p}
+        cited = {x for ps in {id(p): p for p in premises.values()}.values() for p in ps for x in p}
         found_rows = self._select("SELECT id, kind, truth FROM states WHERE id IN ({})", cited)
         return LeanRead(
             {h: LeanHead(premises[h], plain[h], frozenset(opened.get(h, ()))) for h in heads},
@@ -1209,6 +1228,8 @@ class SQLiteStore:
                 last=last,
             )
             self.keep_sums(entry.seq, sums)
+            if self._lean is not None:
+                self._moved_lean((version, last), (version, (entry.seq, entry.hash)), revision)
             if version is not None:
                 self._sums = (version, (entry.seq, entry.hash), sums)
             fresh = [c for c in calls if c.answer is not None and not c.cached]
@@ -1218,6 +1239,16 @@ class SQLiteStore:
                     [(c.key, c.model_dump_json()) for c in fresh],
                 )
             return entry
+
+    def _moved_lean(self, before: At, after: At, revision: Revision) -> None:
+        """Move what lean reads learnt by the revision just written (or forget it, if it
+        was learnt of another state of the store)."""
+        kept = self._lean
+        if kept is None or kept.at != before:
+            self._lean = None
+            return
+        writes = revision.writes
+        kept.moved(after, writes.removed, writes.added, _rules_only_row)
 
     def cached_calls(self, keys: Iterable[str]) -> dict[str, JudgeCall]:
         """Recorded judge answers by question key."""
@@ -1298,7 +1329,7 @@ class SQLiteStore:
                     if (src, head) not in stored_edges or (src, head) in dropped
                 }
                 follow = [row for row in follow if (row[1], row[2]) not in fresh]
-            self.add_justifications(writes.added, fresh)
+            self._insert_justifications(writes.added, fresh)
         if follow:
             self.conn.executemany("UPDATE edges SET follow=? WHERE src=? AND head=?", follow)
 
@@ -1309,6 +1340,12 @@ class SQLiteStore:
         open, or as ``follow`` says for an edge ``(src, head)`` not stored yet. Open is always
         sound: the revision that adds them solves their heads and closes the edges their
         supports do not cite."""
+        self._lean = None  # written beside a commit: what lean reads learnt may be wrong now
+        self._insert_justifications(justs, follow)
+
+    def _insert_justifications(
+        self, justs: Iterable[Justification], follow: Mapping[tuple[str, str], int] = _NONE
+    ) -> None:
         justs = list(justs)
         self.conn.executemany(
             "INSERT OR REPLACE INTO justifications VALUES (?,?,?,?,?)",
