@@ -562,7 +562,11 @@ class Preparer:
         cache.keep(before.firings())
         if self._stored_atoms(new_states[0].id) is None:  # else the change will fail
             cache.expect(new_states[0], after, now.firings())
-        stored = self.store.justifications_by_key(sorted({*produced, *dropped}))
+        # a memory this change writes has nothing stored yet: only the others' rows are read
+        new_ids = {st.id for st in new_states}
+        unstored = new_ids - self.store.truths(sorted(new_ids)).keys()
+        asked = sorted(k for k in {*produced, *dropped} if k[0] not in unstored)
+        stored = self.store.justifications_by_key(asked)
         writes = LinkWrites(tuple(members), tuple(watch_add), tuple(watch_drop))
         return _Linked(links, produced, dropped, stored, writes)
 
