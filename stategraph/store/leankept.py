@@ -18,7 +18,7 @@ a rollback drops them too (:meth:`SQLiteStore._rolled_back
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from stategraph.model import Justification, Origin
@@ -62,7 +62,6 @@ class LeanKept:
         at: At,
         removed: Sequence[tuple[str, Ids, Ids]],
         added: Iterable[Justification],
-        rules_only: Callable[[Justification], bool],
     ) -> None:
         """Move the kept answers by one commit: its statements delete ``removed`` and then
         insert (or replace) ``added``, and the store is then at ``at``.
@@ -71,8 +70,6 @@ class LeanKept:
             at: the state of the store after the commit.
             removed: the identities the commit deletes.
             added: the justifications it inserts or replaces.
-            rules_only: whether a justification's ``extra`` column holds rules alone (the
-                store knows its column).
 
         A head that is not plain, or that gets a justification that is not, is dropped (its
         plainness may come back with a deletion, which only a read can tell).
@@ -87,7 +84,8 @@ class LeanKept:
             if j.head not in self.heads:
                 continue
             came.setdefault(j.head, set()).add(j.premises)
-            if j.unless or j.origin is Origin.recovered or not rules_only(j):
+            # as the read tells it: an extra column of rules alone is one with nothing else
+            if j.unless or j.origin is Origin.recovered or j.checked or j.notes or j.proposed:
                 spoilt.add(j.head)
         shared: dict[tuple[Premises, frozenset[Ids], frozenset[Ids]], Premises] = {}
         for head in gone.keys() | came.keys():

@@ -429,13 +429,6 @@ def justification_row(j: Justification) -> tuple[str, str, str, str, str]:
     )
 
 
-def _rules_only_row(j: Justification) -> bool:
-    """Whether a justification's ``extra`` column holds rules alone (or nothing), as the
-    ``lean_heads`` query tells it."""
-    extra = justification_row(j)[4]
-    return not extra or extra.startswith(_RULES_PREFIX)
-
-
 @functools.lru_cache(maxsize=4096)
 def _rules_only(extra: str) -> tuple[str, ...] | None:
     """The rules of an ``extra`` column that holds nothing else (a rule justification's: a few
@@ -1248,7 +1241,7 @@ class SQLiteStore:
             self._lean = None
             return
         writes = revision.writes
-        kept.moved(after, writes.removed, writes.added, _rules_only_row)
+        kept.moved(after, writes.removed, writes.added)
 
     def cached_calls(self, keys: Iterable[str]) -> dict[str, JudgeCall]:
         """Recorded judge answers by question key."""

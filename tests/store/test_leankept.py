@@ -127,7 +127,7 @@ def test_members_moved_alike_share_one_premise_list() -> None:
         for h in ("m1", "m2", "odd")
     ]
     removed = [(h, ("f1",), ()) for h in ("m1", "m2", "odd")]
-    kept.moved((0, (2, "i")), removed, added, lambda j: True)
+    kept.moved((0, (2, "i")), removed, added)
     assert kept.heads["m1"] == ((("f2",), ("f3",)), True)
     assert kept.heads["m1"][0] is kept.heads["m2"][0]
     assert "odd" not in kept.heads  # not plain: only a read can tell when it is again
