@@ -406,7 +406,11 @@ _RULES_ONLY = (len(_RULES_PREFIX), _RULES_PREFIX)
 notes empty, rules last: the ``lean_heads`` query tells such a column by it)."""
 
 
-def justification_row(j: Justification) -> tuple[str, str, str, str, str]:
+_Row = tuple[str, str, str, str, str]
+"""A ``justifications`` row."""
+
+
+def justification_row(j: Justification) -> _Row:
     """The ``justifications`` row of a justification."""
     extra = ""
     if j.rules and not (j.checked or j.notes or j.proposed):
@@ -1205,10 +1209,11 @@ class SQLiteStore:
             # own writes leave it as it is
             version = self._data_version()
             base, config = self._tables_base(config, head=last, version=version)
-            rows = self._touched_rows(_touched(revision.writes, report))
-            self._write(revision.writes, rows.edges)
+            added = [justification_row(j) for j in revision.writes.added]  # made once here
+            rows = self._touched_rows(_touched(revision.writes, report, added))
+            self._write(revision.writes, rows.edges, added)
             queue = review_queue.record(self.conn, last[0] + 1, report, set(rows.review))
-            sums, kept = rows.moved(base, revision.writes, queue, last[0] + 1)
+            sums, kept = rows.moved(base, revision.writes, added, queue, last[0] + 1)
             for table, past_rows in kept.items():
                 if past_rows:
                     self.conn.executemany(past.INSERT[table], past_rows)
@@ -1249,9 +1254,12 @@ class SQLiteStore:
         return {k: JudgeCall.model_validate_json(c) for k, c in self._select(sql, keys)}
 
     def _write(
-        self, writes: Writes, stored_edges: dict[tuple[Any, ...], tuple[Any, ...]] | None = None
+        self,
+        writes: Writes,
+        stored_edges: dict[tuple[Any, ...], tuple[Any, ...]] | None = None,
+        added: Sequence[_Row] | None = None,
     ) -> None:
-        """Run a revision's statements.
+        """Run a revision's statements (``added``: the rows of ``writes.added``, if made).
 
         ``stored_edges``: the ``edges`` rows of every edge the revision touches, as stored
         before it (:meth:`_touched_rows`); with them, an edge whose ``follow`` the revision
@@ -1322,7 +1330,7 @@ class SQLiteStore:
                     if (src, head) not in stored_edges or (src, head) in dropped
                 }
                 follow = [row for row in follow if (row[1], row[2]) not in fresh]
-            self._insert_justifications(writes.added, fresh)
+            self._insert_justifications(writes.added, fresh, added)
         if follow:
             self.conn.executemany("UPDATE edges SET follow=? WHERE src=? AND head=?", follow)
 
@@ -1337,12 +1345,15 @@ class SQLiteStore:
         self._insert_justifications(justs, follow)
 
     def _insert_justifications(
-        self, justs: Iterable[Justification], follow: Mapping[tuple[str, str], int] = _NONE
+        self,
+        justs: Iterable[Justification],
+        follow: Mapping[tuple[str, str], int] = _NONE,
+        rows: Sequence[_Row] | None = None,
     ) -> None:
         justs = list(justs)
         self.conn.executemany(
             "INSERT OR REPLACE INTO justifications VALUES (?,?,?,?,?)",
-            [justification_row(j) for j in justs],
+            [justification_row(j) for j in justs] if rows is None else rows,
         )
         self.conn.executemany(
             "INSERT OR IGNORE INTO edges VALUES (?,?,?)",
@@ -1852,14 +1863,19 @@ class _Touched:
     review: dict[str, tuple[Any, ...]]
 
     def moved(
-        self, base: Sums, writes: Writes, queue: review_queue.Moved, seq: int
+        self,
+        base: Sums,
+        writes: Writes,
+        added: Sequence[_Row],
+        queue: review_queue.Moved,
+        seq: int,
     ) -> tuple[Sums, dict[str, list[tuple[Any, ...]]]]:
         """``base`` moved by revision ``seq``: the rows it changed leave the sums as they were
         read and enter them as they are now (a row it rewrote unchanged costs no hash); and
         the past rows it keeps (:mod:`stategraph.store.past`), by table, which enter the
-        past's sums."""
+        past's sums. ``added`` are the rows of ``writes.added``."""
         before = {t: dict(rows) for t, rows in self._tables().items()}
-        self._write(writes, queue)
+        self._write(writes, added, queue)
         gone, came = Sums(), Sums()
         kept: dict[str, list[tuple[Any, ...]]] = {}
         for table, rows in self._tables().items():
@@ -1880,7 +1896,7 @@ class _Touched:
             "review_queue": self.review,
         }
 
-    def _write(self, writes: Writes, queue: review_queue.Moved) -> None:
+    def _write(self, writes: Writes, added: Sequence[_Row], queue: review_queue.Moved) -> None:
         """Move the rows as the revision's statements did, in their order."""
         states = self.states
         for st in writes.new_states:
@@ -1897,8 +1913,7 @@ class _Touched:
         edges = self.edges
         for pair in writes.dropped_edges:
             edges.pop(tuple(pair), None)
-        for j in writes.added:
-            row = justification_row(j)
+        for j, row in zip(writes.added, added, strict=True):
             justs[row[:3]] = row
             for src in (*j.premises, *j.unless):
                 edges.setdefault((src, j.head), (src, j.head, 1))
@@ -1911,16 +1926,15 @@ class _Touched:
             self.review[row[0]] = row
 
 
-def _touched(writes: Writes, report: Report) -> Keys:
-    """The rows a revision's writes (and its review queue update) touch, by table key."""
+def _touched(writes: Writes, report: Report, added: Sequence[_Row]) -> Keys:
+    """The rows a revision's writes (and its review queue update) touch, by table key
+    (``added``: the rows of ``writes.added``)."""
     keys = Keys()
     keys.states.update(s.id for s in writes.new_states)
     keys.states.update(writes.deactivated)
     keys.states.update(writes.truth)
     keys.justifications.update((h, ids_json(p), ids_json(u)) for h, p, u in writes.removed)
-    keys.justifications.update(
-        (j.head, ids_json(j.premises), ids_json(j.unless)) for j in writes.added
-    )
+    keys.justifications.update(row[:3] for row in added)
     keys.edges.update(writes.dropped_edges)
     keys.edges.update((src, head) for _, src, head in writes.follow)
     keys.edges.update((src, j.head) for j in writes.added for src in (*j.premises, *j.unless))
