@@ -1927,19 +1927,26 @@ class _Touched:
 
 
 def _touched(writes: Writes, report: Report, added: Sequence[_Row]) -> Keys:
-    """The rows a revision's writes (and its review queue update) touch, by table key
-    (``added``: the rows of ``writes.added``)."""
+    """The stored rows a revision's writes (and its review queue update) touch, by table key
+    (``added``: the rows of ``writes.added``). A state the revision creates has no row yet,
+    nor do its justifications, the edges into it, or its place in the queue: none of those
+    is read (a new memory's sixty-four rule justifications, issue 23). Edges *out of* it may
+    be stored: a justification may cite a state before it exists (an ``unless``)."""
+    new = {s.id for s in writes.new_states}
     keys = Keys()
-    keys.states.update(s.id for s in writes.new_states)
     keys.states.update(writes.deactivated)
     keys.states.update(writes.truth)
+    keys.states.difference_update(new)
     keys.justifications.update((h, ids_json(p), ids_json(u)) for h, p, u in writes.removed)
-    keys.justifications.update(row[:3] for row in added)
+    keys.justifications.update(row[:3] for row in added if row[0] not in new)
     keys.edges.update(writes.dropped_edges)
     keys.edges.update((src, head) for _, src, head in writes.follow)
     keys.edges.update((src, j.head) for j in writes.added for src in (*j.premises, *j.unless))
+    if new:
+        keys.edges = {(src, head) for src, head in keys.edges if head not in new}
     keys.review.update(c.id for c in report.changed)
     keys.review.update(e.id for e in report.entries)
+    keys.review.difference_update(new)
     return keys
 
 

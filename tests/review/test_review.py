@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -232,11 +233,19 @@ def test_a_commit_reads_only_the_queue_rows_of_the_states_it_names(tmp_path: Pat
     assert {p.id for p in mem.pending_review()} == {"d", "e"}
     store = mem.store
     assert isinstance(store, SQLiteStore)
-    seen: list[str] = []
-    store.conn.set_trace_callback(seen.append)
-    mem.belief("b", because=["f"])
-    store.conn.set_trace_callback(None)
-    reads = [
-        s for s in seen if "FROM review_queue" in s and s.lstrip().upper().startswith("SELECT")
-    ]
+
+    def queue_reads(revise: Callable[[], object]) -> list[str]:
+        seen: list[str] = []
+        store.conn.set_trace_callback(seen.append)
+        try:
+            revise()
+        finally:
+            store.conn.set_trace_callback(None)
+        return [
+            s for s in seen if "FROM review_queue" in s and s.lstrip().upper().startswith("SELECT")
+        ]
+
+    # a new memory has no place in the queue yet: nothing of it is read
+    assert queue_reads(lambda: mem.belief("b", because=["f"])) == []
+    reads = queue_reads(lambda: mem.retract("f"))  # b changes: its row, and only it, is read
     assert reads and all("WHERE" in s.upper() for s in reads), reads

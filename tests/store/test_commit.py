@@ -168,3 +168,27 @@ def test_a_bad_limit_or_since_says_which_and_why(
         mem.store.history(limit, since)
     assert (err.value.what, err.value.errors) == ("history", [(field, problem)])
     assert str(err.value) == f"invalid history: {field}: {problem}"
+
+
+def test_a_commit_reads_no_row_of_a_state_it_creates() -> None:
+    """A new memory has no row, justification, edge into it or place in the queue yet: the
+    commit's read for the digest asks for none of them (a dense memory has sixty-four
+    justifications). Edges out of it may be stored already (an ``unless`` may cite a state
+    before it exists) and are read."""
+    from stategraph.engine.revise import Writes
+    from stategraph.model import Justification, Report, State
+    from stategraph.store.sqlite import _touched, justification_row
+
+    new = State(id="n", kind="belief")
+    added = [
+        Justification(head="n", premises=("f",)),
+        Justification(head="b", premises=("f",), unless=("n",)),
+    ]
+    writes = Writes(new_states=[new], added=added, follow=[(1, "f", "n"), (1, "n", "b")])
+    report = Report(
+        change=Change(), changed=(), entries=(), cone_size=0, solved=0, method="", max_depth=None
+    )
+    keys = _touched(writes, report, [justification_row(j) for j in added])
+    assert keys.states == set()
+    assert {k[0] for k in keys.justifications} == {"b"}
+    assert keys.edges == {("f", "b"), ("n", "b")}
