@@ -434,7 +434,9 @@ def _read_lean(
     steady: dict[str, _Lean] = {}
     for head, s in found.items():
         steady[head] = _Lean(s, whole((s.support, *(k for k, _ in s.lost)), stored, given))
-        for x in s.cited:
+    # the members of a dense group cite one set (the same object): each is walked once
+    for cited in {id(s.cited): s.cited for s in found.values()}.values():
+        for x in cited:
             if x not in graph.truth and x in read.cited:
                 graph.set_truth(x, read.cited[x][1])
     rest = lean - steady.keys()
