@@ -496,6 +496,10 @@ class SQLiteStore:
     keeps none (the PostgreSQL store, which does not open the file this does)."""
 
     _lean: LeanKept | None = None
+    _seen: tuple[At, dict[tuple[str, str, str], tuple[Any, ...] | None]] | None = None
+    """The ``justifications`` rows read by key at one state of the store (:data:`At`), None
+    for a key not stored: the steps of one revision ask for the same rows (linking, the
+    lean read, the commit's digest: a dense fact's thousand, three times)."""
     """What lean reads learnt of heads, moved by this connection's commits
     (:mod:`stategraph.store.leankept`)."""
 
@@ -749,7 +753,7 @@ class SQLiteStore:
         (:meth:`postings`) and the atom index's dates (:func:`atom_index.rolled_back`), and
         whether the index of open edges is there (the write that made it may be undone)."""
         self._open_edges = None
-        self._lean = None
+        self._lean = self._seen = None
         self._docs.clear()
         if self._postings is not None:
             self._postings.clear()
@@ -992,9 +996,19 @@ class SQLiteStore:
 
     def justification_rows(self, keys: Sequence[tuple[str, str, str]]) -> list[tuple[Any, ...]]:
         """The stored ``justifications`` rows with these keys (head and the two id arrays as
-        stored), by primary key, a few hundred to a statement."""
-        key, rest = ("head", "premises", "unless"), ("origin", "extra")
-        return self._rows_by_key("justifications", key, rest, keys)
+        stored), by primary key, a few hundred to a statement; a row already read at this
+        state of the store (the log's head, and no other connection's write since) is not
+        read again."""
+        at = (self._data_version(), self._last())
+        if self._seen is None or self._seen[0] != at:
+            self._seen = (at, {})
+        seen = self._seen[1]
+        missing = [k for k in dict.fromkeys(keys) if k not in seen]
+        if missing:
+            key, rest = ("head", "premises", "unless"), ("origin", "extra")
+            found = {r[:3]: r for r in self._rows_by_key("justifications", key, rest, missing)}
+            seen.update((k, found.get(k)) for k in missing)
+        return [row for k in keys if (row := seen[k]) is not None]
 
     def citing(self, state_id: str) -> list[Justification]:
         """Justifications that cite a state as a premise."""
@@ -1341,7 +1355,8 @@ class SQLiteStore:
         open, or as ``follow`` says for an edge ``(src, head)`` not stored yet. Open is always
         sound: the revision that adds them solves their heads and closes the edges their
         supports do not cite."""
-        self._lean = None  # written beside a commit: what lean reads learnt may be wrong now
+        # written beside a commit: what was read at this state of the store may be wrong now
+        self._lean = self._seen = None
         self._insert_justifications(justs, follow)
 
     def _insert_justifications(
