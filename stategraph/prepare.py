@@ -491,7 +491,7 @@ class Preparer:
         holds linking to :func:`~stategraph.text.linking.link_from_scratch` change after change).
         """
         from stategraph.text.atom_index import StoreInputs, group_atoms, group_key
-        from stategraph.text.linking import delta, rule_justification
+        from stategraph.text.linking import delta, rule_justification, rule_key
         from stategraph.text.topdown import Carry
 
         assert self.incremental is not None
@@ -540,7 +540,7 @@ class Preparer:
                     j = rule_justification(head, d)
                     produced[j.key] = j
                 for d in gone:
-                    dropped.add(rule_justification(head, d).key)
+                    dropped.add(rule_key(head, d))
         members: list[tuple[str, str]] = []
         fresh: set[str] = set()
         for st in new_states:

@@ -180,6 +180,9 @@ STATEMENTS: dict[str, Statement] = {
     "SELECT head FROM edges WHERE src IN ({})": _s(
         "SELECT head FROM edges WHERE tenant=%s AND src = ANY(%s)", ids=True
     ),
+    "SELECT 1 FROM edges WHERE src IN ({}) LIMIT 1": _s(
+        "SELECT 1 FROM edges WHERE tenant=%s AND src = ANY(%s) LIMIT 1", ids=True
+    ),
     "SELECT head FROM edges WHERE src = ? ORDER BY head LIMIT ?": _s(
         "SELECT head FROM edges WHERE tenant=%s AND src = %s ORDER BY head LIMIT %s"
     ),

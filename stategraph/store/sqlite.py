@@ -31,7 +31,7 @@ import json
 import math
 import re
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -1224,7 +1224,8 @@ class SQLiteStore:
             version = self._data_version()
             base, config = self._tables_base(config, head=last, version=version)
             added = [justification_row(j) for j in revision.writes.added]  # made once here
-            rows = self._touched_rows(_touched(revision.writes, report, added))
+            created = {st.id for st in revision.writes.new_states}
+            rows = self._touched_rows(_touched(revision.writes, report, added), created)
             self._write(revision.writes, rows.edges, added)
             queue = review_queue.record(self.conn, last[0] + 1, report, set(rows.review))
             sums, kept = rows.moved(base, revision.writes, added, queue, last[0] + 1)
@@ -1450,9 +1451,15 @@ class SQLiteStore:
         sums = base.moved(before, self.table_sums())
         return {**config, CONFIG_KEY: sums.digest()}, sums
 
-    def _touched_rows(self, keys: Keys) -> _Touched:
+    def _touched_rows(self, keys: Keys, created: Collection[str] = ()) -> _Touched:
         """The rows one write touches, read as they are before it (the write then moves them
-        in memory, :meth:`_Touched.moved`, instead of reading them back)."""
+        in memory, :meth:`_Touched.moved`, instead of reading them back). ``created``: the
+        states the write creates; edges out of them are read only if some edge out of them
+        is stored already (a justification may cite a state before it exists), which one
+        statement tells (a dense fact's edges to its thousand members are new)."""
+        sql = "SELECT 1 FROM edges WHERE src IN ({}) LIMIT 1"
+        if created and next(self._select(sql, created), None) is None:
+            keys.edges = {e for e in keys.edges if e[0] not in created}
         justs = self.justification_rows(sorted(keys.justifications))
         queue = self._select(
             "SELECT id, seq, entry FROM review_queue WHERE id IN ({})", keys.review

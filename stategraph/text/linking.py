@@ -65,6 +65,7 @@ __all__ = [
     "link_from_scratch",
     "parse_atom",
     "rule_justification",
+    "rule_key",
 ]
 
 
@@ -554,15 +555,22 @@ def delta(
     return added, dropped
 
 
+def rule_key(head: str, d: Derivation) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """The identity of the ``rule`` justification of a derivation (what a dropped derivation
+    needs: a dense fact drops one from each of a thousand memories)."""
+    return (head, tuple(sorted(d.premises)), tuple(sorted(d.unless)))
+
+
 def rule_justification(head: str, d: Derivation) -> Justification:
     """The ``rule`` justification of a derivation (built, not validated: the ids come from
     the store and the change, both validated already)."""
+    _, premises, unless = rule_key(head, d)
     return trusted(
         Justification,
         {
             "head": head,
-            "premises": tuple(sorted(d.premises)),
-            "unless": tuple(sorted(d.unless)),
+            "premises": premises,
+            "unless": unless,
             "origin": Origin.rule,
             "checked": {},
             "notes": {},

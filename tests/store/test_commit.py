@@ -192,3 +192,32 @@ def test_a_commit_reads_no_row_of_a_state_it_creates() -> None:
     assert keys.states == set()
     assert {k[0] for k in keys.justifications} == {"b"}
     assert keys.edges == {("f", "b"), ("n", "b")}
+
+
+def test_edges_out_of_a_new_state_are_read_only_where_one_is_stored(tmp_path: Any) -> None:
+    """A new state's edges to what cites it are new, unless a justification cited it before
+    it existed (an ``unless``): then the stored edge is read for the digest, which still
+    verifies after both."""
+    mem = Memory(tmp_path / "m.db")
+    mem.fact("f")
+    mem.belief("b", because=[{"all": ["f"], "unless": ["g"]}])
+    store = mem.store
+    assert isinstance(store, SQLiteStore)
+
+    def edge_reads(add: str) -> list[str]:
+        seen: list[str] = []
+        store.conn.set_trace_callback(seen.append)
+        try:
+            mem.revise(
+                {
+                    "assert": [{"id": add, "kind": "fact"}],
+                    "add_justifications": [{"head": "b", "premises": [add]}],
+                }
+            )
+        finally:
+            store.conn.set_trace_callback(None)
+        return [s for s in seen if "JOIN edges" in s]
+
+    assert not any("'n'" in s for s in edge_reads("n"))  # nothing cited n: nothing to read
+    assert any("'g'" in s for s in edge_reads("g"))  # b's unless did: its edge is read
+    assert store.verify(deep=True) > 0
