@@ -345,7 +345,7 @@ class CandidateProposer:
         common grams with a plan for Tokyo, and is never asked about it. The caller keeps
         those whose support is only a stand-in."""
         similar = _Similarity.of(self, index, fact, {fact.id})
-        related = [s for s in similar.ranked() if similar.score(s) >= self.near_weight]
+        related = similar.ranked(least=self.near_weight)
         chosen = _holding_prefix(index, related, 2 * self.k)
         return [Candidate(s, similar.method(s), similar.score(s)) for s in chosen]
 
@@ -449,10 +449,15 @@ class _Similarity:
         """Best score first, then the newest, then by id: a total order."""
         return (-self.score(sid), -self.seq.get(sid, 0), sid)
 
-    def ranked(self) -> list[str]:
-        """Every memory met with a score above 0, best first."""
+    def ranked(self, least: float = 0.0) -> list[str]:
+        """Every memory met with a score above 0, and at least ``least``, best first."""
         met = {*self.entity, *self.lexical, *self.near}
-        return sorted((s for s in met if self.score(s) > 0), key=self.order)
+        # the order's key, each score computed once (a fact meets a thousand memories)
+        keyed = [
+            (-sc, -self.seq.get(s, 0), s) for s in met if (sc := self.score(s)) > 0 and sc >= least
+        ]
+        keyed.sort()
+        return [s for _, _, s in keyed]
 
     def method(self, sid: str, recalled: bool = False) -> str:
         """How a candidate was found: ``entity``, ``lexical``, ``recent`` (nearness alone),
