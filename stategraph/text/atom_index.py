@@ -256,6 +256,12 @@ class LinkIndex:
         sql = "SELECT state_id FROM atoms WHERE atom = ? ORDER BY state_id"
         return [r[0] for r in self.conn.execute(sql, (symbol_text(atom),))]
 
+    def carried(self, atom: clingo.Symbol) -> bool:
+        """Whether some state carries an atom (one row read, not the thousands a dense atom's
+        carriers are)."""
+        sql = "SELECT 1 FROM atoms WHERE atom = ? LIMIT 1"
+        return self.conn.execute(sql, (symbol_text(atom),)).fetchone() is not None
+
     def dates_of(self, predicate: str) -> list[str]:
         """The date strings the atoms of a predicate carry."""
         sql = "SELECT date FROM input_dates WHERE predicate = ?"
@@ -508,7 +514,7 @@ class StoreInputs:
 
     def is_input(self, atom: clingo.Symbol) -> bool:
         """True when an indexed or new state carries the atom."""
-        return self.overlay.is_input(atom) or bool(self.index.carriers(atom))
+        return self.overlay.is_input(atom) or self.index.carried(atom)
 
     def carriers(self, atom: clingo.Symbol) -> list[str]:
         """The indexed and new states carrying an atom, sorted by id."""

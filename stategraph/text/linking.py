@@ -346,7 +346,7 @@ class IncrementalLinker:
         fresh = []
         for atom in sorted(set(new)):
             keys.add(carrier_key(atom))
-            if not index.carriers(atom):  # an atom new to the inputs: every pattern it matches
+            if not index.carried(atom):  # an atom new to the inputs: every pattern it matches
                 keys.update(pattern_keys(atom))
                 fresh.append(atom)
         keys.update(inputs.changed_next_dates())

@@ -46,3 +46,25 @@ def test_the_most_selective_key_is_the_first_of_the_fewest(counts: list[int]) ->
     inputs = StoreInputs(index, {})  # type: ignore[arg-type]
     expected = min(keys, key=lambda k: index.count(k, 10_000))
     assert inputs._most_selective(keys) == expected
+
+
+MOVE = 'moves(user,shanghai,shenzhen,"2026-12")'
+
+
+def test_an_atom_is_carried_exactly_when_it_has_carriers() -> None:
+    """``carried`` answers from one row what ``carriers`` answers from all of them."""
+    from stategraph import Memory
+    from stategraph.store.sqlite import SQLiteStore
+    from stategraph.text.atom_index import LinkIndex
+    from stategraph.text.linking import parse_atom
+
+    mem = Memory(rules="all")
+    for i in range(3):
+        mem.fact(f"f{i}", atoms=[MOVE])
+    mem.fact("g", atoms=["takes(user,metformin)"])
+    assert isinstance(mem.store, SQLiteStore)
+    index = LinkIndex(mem.store.conn)
+    for text in (MOVE, "takes(user,metformin)", "away(user)"):
+        atom = parse_atom(text)
+        assert index.carried(atom) == bool(index.carriers(atom)), text
+    assert index.carriers(parse_atom(MOVE)) == ["f0", "f1", "f2"]
