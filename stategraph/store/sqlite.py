@@ -496,12 +496,13 @@ class SQLiteStore:
     keeps none (the PostgreSQL store, which does not open the file this does)."""
 
     _lean: LeanKept | None = None
-    _seen: tuple[At, dict[tuple[str, str, str], tuple[Any, ...] | None]] | None = None
-    """The ``justifications`` rows read by key at one state of the store (:data:`At`), None
-    for a key not stored: the steps of one revision ask for the same rows (linking, the
-    lean read, the commit's digest: a dense fact's thousand, three times)."""
     """What lean reads learnt of heads, moved by this connection's commits
     (:mod:`stategraph.store.leankept`)."""
+
+    _seen: tuple[At, dict[tuple[str, str, str], tuple[Any, ...] | None]] | None = None
+    """The ``justifications`` rows read by key at one state of the store (:data:`At`), None
+    for a key not stored: the steps of one revision ask for the same rows (linking, keeping
+    the writer's rule links, the commit's digest: a dense fact's thousand, three times)."""
 
     _sums: tuple[int, tuple[int, str], Sums] | None = None
     """The tables' sums this connection's last commit kept, with ``PRAGMA data_version``
@@ -928,7 +929,8 @@ class SQLiteStore:
             )
         for head, src in self._select(sql, [h for h in heads if plain[h]]):
             opened.setdefault(head, set()).add(src)
-        cited = {x for ps in {id(p): p for p in premises.values()}.values() for p in ps for x in p}
+        lists = {id(ps): ps for ps in premises.values()}.values()  # a group's members share one
+        cited = {x for ps in lists for p in ps for x in p}
         found_rows = self._select("SELECT id, kind, truth FROM states WHERE id IN ({})", cited)
         return LeanRead(
             {h: LeanHead(premises[h], plain[h], frozenset(opened.get(h, ()))) for h in heads},
@@ -1241,8 +1243,7 @@ class SQLiteStore:
                 last=last,
             )
             self.keep_sums(entry.seq, sums)
-            if self._lean is not None:
-                self._moved_lean((version, last), (version, (entry.seq, entry.hash)), revision)
+            self._moved_lean((version, last), (version, (entry.seq, entry.hash)), revision)
             if version is not None:
                 self._sums = (version, (entry.seq, entry.hash), sums)
             fresh = [c for c in calls if c.answer is not None and not c.cached]
@@ -1257,11 +1258,10 @@ class SQLiteStore:
         """Move what lean reads learnt by the revision just written (or forget it, if it
         was learnt of another state of the store)."""
         kept = self._lean
-        if kept is None or kept.at != before:
+        if kept is not None and kept.at == before:
+            kept.moved(after, revision.writes.removed, revision.writes.added)
+        else:
             self._lean = None
-            return
-        writes = revision.writes
-        kept.moved(after, writes.removed, writes.added)
 
     def cached_calls(self, keys: Iterable[str]) -> dict[str, JudgeCall]:
         """Recorded judge answers by question key."""
