@@ -288,6 +288,9 @@ STATEMENTS: dict[str, Statement] = {
     "SELECT state_id FROM atoms WHERE atom = ? ORDER BY state_id": _s(
         "SELECT state_id FROM atoms WHERE tenant=%s AND atom = %s ORDER BY state_id"
     ),
+    "SELECT 1 FROM atoms WHERE atom = ? LIMIT 1": _s(
+        "SELECT 1 FROM atoms WHERE tenant=%s AND atom = %s LIMIT 1"
+    ),
     "SELECT date FROM input_dates WHERE predicate = ?": _s(
         "SELECT date FROM input_dates WHERE tenant=%s AND predicate = %s"
     ),
