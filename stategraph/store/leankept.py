@@ -35,7 +35,7 @@ Premises = tuple[Ids, ...]
 
 MAX_HEADS = 200_000
 """Heads kept at most (about 100 bytes each besides the premise lists, which the members of a
-group share): past it, what is kept is dropped and read again as needed."""
+group share): a read that would keep more starts afresh (:meth:`LeanKept.room`)."""
 
 
 @dataclass
@@ -51,10 +51,13 @@ class LeanKept:
     at: At
     heads: dict[str, tuple[Premises, bool]] = field(default_factory=dict)
 
+    def room(self, more: int) -> bool:
+        """Whether ``more`` heads can be kept besides these within :data:`MAX_HEADS` (a read
+        that asks for more starts afresh, so nothing it needs is dropped while it reads)."""
+        return len(self.heads) + more <= MAX_HEADS
+
     def keep(self, head: str, premises: Premises, plain: bool) -> None:
         """Keep a head's answer as read from the store at :attr:`at`."""
-        if len(self.heads) >= MAX_HEADS:
-            self.heads.clear()
         self.heads[head] = (premises, plain)
 
     def moved(

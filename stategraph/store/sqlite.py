@@ -892,7 +892,8 @@ class SQLiteStore:
         self._graph(heads, (), False, graph)
         at = (self._data_version(), self._last())
         kept = self._lean
-        if kept is None or kept.at != at:  # another connection wrote, or nothing is kept
+        # nothing kept, another connection wrote, or keeping these too would pass the bound
+        if kept is None or kept.at != at or not kept.room(len(heads - kept.heads.keys())):
             kept = self._lean = LeanKept(at)
         missing = sorted(heads - kept.heads.keys())
         # the members of a dense group have the same premises: each list is decoded once

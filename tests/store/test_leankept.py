@@ -149,3 +149,21 @@ def test_a_kept_head_is_not_read_again_after_a_commit_moves_it() -> None:
     finally:
         store.conn.set_trace_callback(None)
     assert not [s for s in statements if "group_concat" in s]
+
+
+def test_a_read_past_the_bound_starts_afresh_and_answers_every_head(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past :data:`~stategraph.store.leankept.MAX_HEADS`, what was kept is dropped before the
+    read, never in the middle of it: every head asked is answered, as the table says."""
+    import stategraph.store.leankept as leankept
+
+    monkeypatch.setattr(leankept, "MAX_HEADS", 2)
+    mem, store = _small()
+    for b in ("c", "d"):
+        mem.belief(b, because=[["f2"]])
+    _assert_kept_right(store, ["b"])
+    _assert_kept_right(store, ["b", "c", "d"])  # three heads, one kept, a bound of two
+    _assert_kept_right(store, ["b"])
+    _assert_kept_right(store, ["c", "d"])  # one kept and two more: past the bound
+    assert store._lean is not None and set(store._lean.heads) == {"c", "d"}
