@@ -196,3 +196,25 @@ def test_the_grounded_link_oracle_on_hand_cases() -> None:
     commute = _line("relocation", "commute_city(P,C) :- home_city(")
     assert {k for k, _ in more.links if k[0] == "m2"} == {("m2", ("m6",), ())}
     assert (("m2", ("m6",), ()), (commute,)) in more.links
+
+
+def test_the_grounded_link_oracle_gives_every_instance_of_a_body_variable() -> None:
+    """A transfer both limit tiers allow rests on either tier: the identity alone (standard)
+    or the identity and the address (enhanced). The instances differ only in a variable
+    the head does not have (``T``); clingo drops one when the input atoms come through its
+    backend as choices, and the oracle once did."""
+    states = [
+        ("p0", False, ["identity_verified(user)"]),
+        ("p1", False, ["address_verified(user)"]),
+        ("p2", False, ["transfer_request(user,630,cny)"]),
+        ("m1", True, ["scheduled_transfer(user,630,cny)"]),
+    ]
+    found = grounded_links(states, ["finance"])
+    scheduled = _line("finance", "scheduled_transfer(P,A,Cur) :-")
+    assert found.links == {
+        (("m1", ("p0", "p2"), ()), (_line("finance", "account_limit(P,standard)"), scheduled)),
+        (
+            ("m1", ("p0", "p1", "p2"), ()),
+            (_line("finance", "account_limit(P,enhanced)"), scheduled),
+        ),
+    }

@@ -9,7 +9,8 @@ linking. It reads the pack files as text, grounds them with clingo over every st
 at once, and reads the rule instances back from the ground program clingo hands a
 :class:`clingo.Observer` (never from a model, never through the packs' own rewriting):
 
-- every input atom (an atom some state carries) is a *choice* (``{a}.``), so the grounder
+- every input atom (an atom some state carries) is a *choice* (``{a}.``, given as text:
+  see :func:`ground` for what the backend does to choices), so the grounder
   keeps it in the bodies of the rule instances it feeds; the packs' static facts and the
   builtins (``mentioned/1``, ``next_date/4``, computed here from the inputs) are facts, so
   they drop out of bodies, as pack knowledge must;
@@ -125,18 +126,17 @@ def ground(
     observer = _Observer()
     ctl = clingo.Control(["--warn=none"])
     ctl.register_observer(observer)  # type: ignore[arg-type]
+    choices = [*sorted(inputs), *(clingo.Function(MARK, [clingo.Number(n)]) for n in names_of)]
+    text = [f"{{{sym}}}." for sym in choices] + [f"{sym}." for sym in sorted(builtins(inputs))]
     with ast.ProgramBuilder(ctl) as builder:
         for stm in statements:
             builder.add(stm)
-    with ctl.backend() as backend:
-        for sym in sorted(inputs):
-            backend.add_rule([backend.add_atom(sym)], choice=True)
-        for sym in sorted(builtins(inputs)):
-            backend.add_rule([backend.add_atom(sym)])
-        for n in names_of:
-            backend.add_rule(
-                [backend.add_atom(clingo.Function(MARK, [clingo.Number(n)]))], choice=True
-            )
+        # As text, not through ``ctl.backend()``: clingo 5.8.3 grounds ``st :- r, al(T).``
+        # over choices ``a``, ``b``, ``r`` added with the backend (and ``al(s) :- a.``,
+        # ``al(e) :- b.``) to one instance, through ``al(s)`` only, and then answers
+        # ``{b, r, al(e)}`` without ``st``; given as text, both instances are there. (The
+        # engine adds facts, not choices, with the backend, and is held to this oracle.)
+        ast.parse_string("\n".join(text), builder.add)
     ctl.ground([("base", [])])
     symbol = {sa.literal: sa.symbol for sa in ctl.symbolic_atoms}
     # The grounder introduces atoms of its own (projecting ``_`` out of a body atom, say):
