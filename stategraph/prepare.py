@@ -19,7 +19,7 @@ thousand justifications and reads none of theirs whole.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -211,7 +211,8 @@ class Preparer:
         states = [st for h in sorted({j.head for j in own}) if (st := self._with_atoms(h))]
         if not states:
             return change
-        derived = {j.key: j for j in self._derive(states).justifications()}
+        ended = {*change.retract, *(s.id for s in change.supersede)}
+        derived = {j.key: j for j in self._derive(states, ended).justifications()}
         kept = {j.key: derived[j.key] for j in own if j.key in derived}
         if not kept:
             return change
@@ -228,17 +229,19 @@ class Preparer:
         found = self.store.state(sid)
         return found[0] if found is not None and found[0].atoms else None
 
-    def _derive(self, heads: list[State]) -> Links:
-        """The rule derivations of stored memories, as the store's atoms give them now."""
+    def _derive(self, heads: list[State], ended: set[str]) -> Links:
+        """The rule derivations of stored memories, as the store's atoms give them once the
+        states ``ended`` are retracted or superseded."""
         assert self.linker is not None
         index = self._index()
         if index is None or self.incremental is None:
             atoms = {s.id: s.atoms for s in self.store.with_atoms()}
-            return self.linker.link(atoms, [h.id for h in heads])
+            dead = self.store.inactive(atoms) | ended
+            return self.linker.link(atoms, [h.id for h in heads], dead)
         from stategraph.text.atom_index import StoreInputs
 
         atoms_of = {h.id: [parse_atom(a, h.id) for a in h.atoms] for h in heads}
-        return self.incremental.link(StoreInputs(index, {}), atoms_of)
+        return self.incremental.link(StoreInputs(index, {}, ended), atoms_of)
 
     def propose(self, change: Change) -> Change:
         """Give each derived state asserted without a basis its candidates, or an assumption.
@@ -371,8 +374,12 @@ class Preparer:
         added: list[Justification] = []
         stale: list[Justification] = []
         writes = LinkWrites()
-        if self.linker is not None and any(s.atoms for s in new_states):
-            linked = self._link(new_states)
+        dying: list[State] = []
+        if self.linker is not None:
+            ended = sorted({*change.retract, *(s.id for s in change.supersede)})
+            dying = [st for sid in ended if (st := self._with_atoms(sid))]
+        if self.linker is not None and (dying or any(s.atoms for s in new_states)):
+            linked = self._link(new_states, dying)
             links, writes, stored = linked.links, linked.writes, linked.stored
             given = {j.key for j in change.add_justifications if j.origin not in _REPLACEABLE}
             # A rule derivation with the premises of a candidate or an assumption confirms
@@ -415,9 +422,11 @@ class Preparer:
         }
         return change.model_copy(update=update), links, compatible, writes
 
-    def _link(self, new_states: list[State]) -> _Linked:
+    def _link(self, new_states: list[State], dying: list[State]) -> _Linked:
         """What the rules now derive that they did not, and no longer derive that they did,
-        for every memory the new states can affect; and what the index must record.
+        for every memory the new states, and the states the change retracts or supersedes
+        (``dying``: the cap keeps derivations through live states first), can affect; and
+        what the index must record.
 
         Incrementally where the store has an atom index whose groups are complete for these
         packs (:meth:`_link_delta`); otherwise every memory with atoms is linked (and, where
@@ -433,14 +442,16 @@ class Preparer:
             states = {s.id: s for s in self.store.with_atoms()}
             states.update({s.id: s for s in new_states})
             derived = [s for s, st in states.items() if not self.policy.is_exogenous(st)]
-            links = self.linker.link({s: st.atoms for s, st in states.items()}, derived)
+            dead = self.store.inactive(states) | {s.id for s in dying}
+            links = self.linker.link({s: st.atoms for s, st in states.items()}, derived, dead)
             return self._against_stored(links, derived, LinkWrites())
         from stategraph.text.atom_index import StoreInputs, group_key
 
         new = {s.id: [parse_atom(a, s.id) for a in s.atoms] for s in new_states if s.atoms}
-        inputs = StoreInputs(index, new)
+        inputs = StoreInputs(index, new, (s.id for s in dying))
         if self.store.get_setting(_GROUPS) == list(self.rules):
-            return self._link_delta(index, inputs, new, new_states)
+            ended = [parse_atom(a, s.id) for s in dying for a in s.atoms]
+            return self._link_delta(index, inputs, new, new_states, ended)
         self._groups.clear()
         heads = {s.id: s for s in new_states if s.atoms and not self.policy.is_exogenous(s)}
         for st in self.store.with_atoms():
@@ -476,8 +487,10 @@ class Preparer:
         inputs: StoreInputs,
         new: dict[str, list[clingo.Symbol]],
         new_states: list[State],
+        ended: list[clingo.Symbol],
     ) -> _Linked:
-        """Delta linking (issue 23): only what the new atoms change.
+        """Delta linking (issue 23): only what the new atoms change, and the deaths of the
+        states carrying ``ended`` (the cap keeps derivations through live states first).
 
         The groups the new atoms concern (those watching a pattern they match) are evaluated
         over the store as committed and with the change's atoms laid over it; only where the
@@ -492,15 +505,19 @@ class Preparer:
         """
         from stategraph.text.atom_index import StoreInputs, group_atoms, group_key
         from stategraph.text.linking import delta, rule_justification, rule_key
-        from stategraph.text.topdown import Carry
+        from stategraph.text.topdown import Carry, carrier_key
 
         assert self.incremental is not None
         cache = self._groups
-        cache.settle(index.version(), self._stored_atoms)
+        cache.settle(index.version())
         changed, new_atoms = self.incremental.changed(
             index, inputs, (a for v in new.values() for a in v)
         )
         affected = index.watchers(changed)
+        # A death changes only the groups whose derivations cite the dying state (the cap
+        # then takes the next live derivation; one it never reached moves nothing before it)
+        # and the memories a group's derivations cite (their own go past the group's).
+        bereaved = index.watchers({carrier_key(a) for a in ended} - changed) - affected
         now = self.incremental.evaluation(inputs, Carry(cache.firings, changed, new_atoms))
         before = self.incremental.evaluation(
             StoreInputs(index, {}), Carry(cache.firings, frozenset(), ())
@@ -519,17 +536,25 @@ class Preparer:
         dropped: set[tuple[str, tuple[str, ...], tuple[str, ...]]] = set()
         watch_add: list[tuple[str, str]] = []
         watch_drop: list[tuple[str, str]] = []
-        for grp in sorted(affected):
+        for grp in sorted(affected | bereaved):
             atoms = group_atoms(grp)
             old = cache.get(grp) or before.group(atoms)
+            # a memory the group's derivations cite has its own, which go past the group's
+            # (those through itself are skipped): they can change when the group's do not
+            selves = index.members_among(grp, old.states)
+            if grp in bereaved:
+                if not old.states & inputs.dying and not selves:
+                    continue  # unchanged: kept in the cache as it is
+                affected.add(grp)
             cur = current(grp, atoms)
             watch_add += [(k, grp) for k in sorted(cur.keys - old.keys)]
             watch_drop += [(k, grp) for k in sorted(old.keys - cur.keys)]
-            if old.by_key == cur.by_key:
+            unchanged = old.by_key == cur.by_key
+            if unchanged and not selves:
                 continue
             own = old.states | cur.states
             shared = delta(old.derivations, cur.derivations)
-            for head in index.members(grp):
+            for head in sorted(selves) if unchanged else index.members(grp):
                 if head in own:
                     added, gone = delta(before.head(head, atoms), now.head(head, atoms))
                     links.derivations[head] = now.head(head, atoms)
@@ -560,8 +585,9 @@ class Preparer:
                 fresh.add(grp)
                 watch_add += [(k, grp) for k in sorted(group.keys)]
         cache.keep(before.firings())
-        if self._stored_atoms(new_states[0].id) is None:  # else the change will fail
-            cache.expect(new_states[0], after, now.firings())
+        committed = self._committed(new_states, inputs)
+        if committed is not None:  # else the change will fail
+            cache.expect(committed, after, now.firings())
         # a memory this change writes has nothing stored yet: only the others' rows are read
         new_ids = {st.id for st in new_states}
         unstored = new_ids - self.store.truths(sorted(new_ids)).keys()
@@ -573,6 +599,21 @@ class Preparer:
     def _stored_atoms(self, sid: str) -> tuple[str, ...] | None:
         found = self.store.state(sid)
         return None if found is None else found[0].atoms
+
+    def _committed(self, new_states: list[State], inputs: StoreInputs) -> Callable[[], bool] | None:
+        """What shows that this change was committed: its first new state stored with its
+        atoms, or (a change that only retracts) its first retracted state inactive; None when
+        that is so already (the change will fail)."""
+        if new_states:
+            st = new_states[0]
+            if self._stored_atoms(st.id) is not None:
+                return None
+            return lambda: self._stored_atoms(st.id) == st.atoms
+        sid = min(inputs.dying)
+        found = self.store.state(sid)
+        if found is None or not found[1]:
+            return None
+        return lambda: (now := self.store.state(sid)) is not None and not now[1]
 
     def _index(self) -> LinkIndex | None:
         """The store's atom index, where it keeps one (the SQLite store does)."""

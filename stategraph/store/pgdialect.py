@@ -143,6 +143,9 @@ STATEMENTS: dict[str, Statement] = {
     "SELECT id FROM states WHERE id IN ({})": _s(
         "SELECT id FROM states WHERE tenant=%s AND id = ANY(%s)", ids=True
     ),
+    "SELECT id FROM states WHERE active=0 AND id IN ({})": _s(
+        "SELECT id FROM states WHERE tenant=%s AND active=0 AND id = ANY(%s)", ids=True
+    ),
     "SELECT id, truth FROM states WHERE id IN ({})": _s(
         "SELECT id, truth FROM states WHERE tenant=%s AND id = ANY(%s)", ids=True
     ),
@@ -285,8 +288,11 @@ STATEMENTS: dict[str, Statement] = {
     "SELECT count(*) FROM (SELECT 1 FROM atom_keys WHERE key = ? LIMIT ?)": _s(
         "SELECT count(*) FROM (SELECT 1 FROM atom_keys WHERE tenant=%s AND key = %s LIMIT %s) AS k"
     ),
-    "SELECT state_id FROM atoms WHERE atom = ? ORDER BY state_id": _s(
-        "SELECT state_id FROM atoms WHERE tenant=%s AND atom = %s ORDER BY state_id"
+    "SELECT a.state_id, s.active FROM atoms a JOIN states s ON s.id = a.state_id "
+    "WHERE a.atom = ? ORDER BY a.state_id": _s(
+        "SELECT a.state_id, s.active FROM atoms a JOIN states s "
+        "ON s.tenant = a.tenant AND s.id = a.state_id "
+        "WHERE a.tenant=%s AND a.atom = %s ORDER BY a.state_id"
     ),
     "SELECT 1 FROM atoms WHERE atom = ? LIMIT 1": _s(
         "SELECT 1 FROM atoms WHERE tenant=%s AND atom = %s LIMIT 1"
@@ -317,6 +323,9 @@ STATEMENTS: dict[str, Statement] = {
     ),
     "SELECT head FROM link_groups WHERE grp = ? ORDER BY head": _s(
         "SELECT head FROM link_groups WHERE tenant=%s AND grp = %s ORDER BY head"
+    ),
+    "SELECT 1 FROM link_groups WHERE grp = ? AND head = ?": _s(
+        "SELECT 1 FROM link_groups WHERE tenant=%s AND grp = %s AND head = %s"
     ),
     "SELECT 1 FROM link_groups WHERE grp = ? LIMIT 1": _s(
         "SELECT 1 FROM link_groups WHERE tenant=%s AND grp = %s LIMIT 1"

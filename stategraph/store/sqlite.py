@@ -254,6 +254,10 @@ class Store(Protocol):
         """Every state that carries atoms, active or not."""
         ...
 
+    def inactive(self, ids: Iterable[str]) -> set[str]:
+        """The stored states among ``ids`` that are retracted or superseded."""
+        ...
+
     def justifications_for(self, heads: Iterable[str]) -> list[Justification]:
         """The justifications of these heads."""
         ...
@@ -1022,6 +1026,12 @@ class SQLiteStore:
         """Every state that carries atoms, active or not (what rule packs link)."""
         sql = "SELECT body FROM states WHERE has_atoms = 1 ORDER BY id"
         return [State.model_validate_json(body) for (body,) in self.conn.execute(sql)]
+
+    def inactive(self, ids: Iterable[str]) -> set[str]:
+        """The stored states among ``ids`` that are retracted or superseded (what linking
+        keeps last under its cap)."""
+        sql = "SELECT id FROM states WHERE active=0 AND id IN ({})"
+        return {r[0] for r in self._select(sql, ids)}
 
     def has_states(self) -> bool:
         """True unless the store is empty."""

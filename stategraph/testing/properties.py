@@ -295,9 +295,11 @@ def assert_links_from_scratch(memory: Memory, where: str = "") -> None:
     # declared, or a judge or a reviewer recorded, is held as that one (a candidate or an
     # assumption with those premises, by contrast, must have become the rule's).
     other = {j.key for j in held if j.origin in _KEPT}
+    states = memory.states()
+    dead = [s.id for s in states if not memory.is_active(s.id)]
     scratch = {
         (j.key, j.rules)
-        for j in link_from_scratch(memory.states(), memory.rules, memory.policy)
+        for j in link_from_scratch(states, memory.rules, memory.policy, dead=dead)
         if j.key not in other
     }
     at = f" {where}" if where else ""

@@ -251,10 +251,14 @@ class LinkIndex:
         sql = "SELECT count(*) FROM (SELECT 1 FROM atom_keys WHERE key = ? LIMIT ?)"
         return int(self.conn.execute(sql, (key, cap)).fetchone()[0])
 
-    def carriers(self, atom: clingo.Symbol) -> list[str]:
-        """The states carrying an atom, sorted by id."""
-        sql = "SELECT state_id FROM atoms WHERE atom = ? ORDER BY state_id"
-        return [r[0] for r in self.conn.execute(sql, (symbol_text(atom),))]
+    def carriers(self, atom: clingo.Symbol) -> list[tuple[str, bool]]:
+        """The states carrying an atom, sorted by id, each with whether it is active (not
+        retracted or superseded)."""
+        sql = (
+            "SELECT a.state_id, s.active FROM atoms a JOIN states s ON s.id = a.state_id "
+            "WHERE a.atom = ? ORDER BY a.state_id"
+        )
+        return [(r[0], bool(r[1])) for r in self.conn.execute(sql, (symbol_text(atom),))]
 
     def carried(self, atom: clingo.Symbol) -> bool:
         """Whether some state carries an atom (one row read, not the thousands a dense atom's
@@ -324,6 +328,12 @@ class LinkIndex:
         """The memories of a group, sorted."""
         sql = "SELECT head FROM link_groups WHERE grp = ? ORDER BY head"
         return [r[0] for r in self.conn.execute(sql, (group,))]
+
+    def members_among(self, group: str, ids: Iterable[str]) -> set[str]:
+        """Which of these states are memories of a group (one key read each: a group's
+        derivations cite some 64 states, its memories may be thousands)."""
+        sql = "SELECT 1 FROM link_groups WHERE grp = ? AND head = ?"
+        return {i for i in ids if self.conn.execute(sql, (group, i)).fetchone() is not None}
 
     def has_group(self, group: str) -> bool:
         """True when some stored memory belongs to the group."""
@@ -462,10 +472,18 @@ class StoreInputs:
     Args:
         index: the store's index.
         new: the atoms the change brings, by the states carrying them.
+        dying: the states the change retracts or supersedes.
     """
 
-    def __init__(self, index: LinkIndex, new: Mapping[str, Sequence[clingo.Symbol]]) -> None:
+    def __init__(
+        self,
+        index: LinkIndex,
+        new: Mapping[str, Sequence[clingo.Symbol]],
+        dying: Iterable[str] = (),
+    ) -> None:
         self.index = index
+        self.dying = frozenset(dying)
+        self._dead = set(self.dying)
         self.overlay = AtomSet(a for atoms in new.values() for a in atoms)
         self._new_carriers: dict[clingo.Symbol, list[str]] = {}
         for sid, atoms in sorted(new.items()):
@@ -517,10 +535,18 @@ class StoreInputs:
         return self.overlay.is_input(atom) or self.index.carried(atom)
 
     def carriers(self, atom: clingo.Symbol) -> list[str]:
-        """The indexed and new states carrying an atom, sorted by id."""
-        found = self.index.carriers(atom)
+        """The indexed and new states carrying an atom, sorted by id (and which of them are
+        dead, for :meth:`dead`)."""
+        rows = self.index.carriers(atom)
+        found = [sid for sid, _ in rows]
+        self._dead.update(sid for sid, active in rows if not active)
         new = self._new_carriers.get(atom)
         return sorted({*found, *new}) if new else found
+
+    def dead(self, sid: str) -> bool:
+        """Whether a carrier :meth:`carriers` gave is retracted or superseded (by the store
+        or by the change)."""
+        return sid in self._dead
 
     def events(self, predicate: str) -> _Events:
         """The event dates of a predicate, indexed and new."""

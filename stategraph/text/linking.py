@@ -30,13 +30,23 @@ before the cap; at most ``max_alternatives`` distinct derivations are kept per a
 (default 64: an atom carried by many states, e.g. a trip mentioned by a dozen memories,
 times the two or three rules that derive it, stays well inside; the cap bounds the product
 over a state's atoms, which is what would otherwise grow without limit).
+
+Under the cap, *live* derivations come first: those whose premises are all active (none
+retracted or superseded), in firing order, then the others. A derivation through a dead
+state supports nothing, so a cap filled in firing order alone could hold only such ones
+while a live derivation lay past it, and revision would then drop the head as unsupported
+(a commute belief over seventy moves to a city, the first sixty-four of them called off,
+was). So a state's death relinks the heads whose capped derivations read it. What the
+cap cannot see is truth: a premise that is active but false (a derived state that lost its
+own support) counts as live, so a head capped over such premises can still lose support
+that a derivation past the cap would give.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -95,6 +105,10 @@ class Derivation:
     premises: frozenset[str]
     unless: frozenset[str] = frozenset()
     rules: tuple[str, ...] = ()
+    live: bool = field(default=True, compare=False)
+    """No premise is retracted or superseded (only such a derivation can support its head;
+    the cap keeps these first). Not part of the identity: a state's death changes no link
+    under the cap."""
 
     def join(self, other: Derivation) -> Derivation:
         """Both derivations at once (a conjunction)."""
@@ -102,6 +116,7 @@ class Derivation:
             self.premises | other.premises,
             self.unless | other.unless,
             tuple(sorted(set(self.rules) | set(other.rules))),
+            self.live and other.live,
         )
 
 
@@ -158,12 +173,20 @@ class RuleLinker:
         self._loaded = [load_pack(p) for p in self.packs]  # fail early on a bad pack name
         self.max_alternatives = max_alternatives
 
-    def link(self, atoms_of: Mapping[str, Iterable[str]], derived: Iterable[str]) -> Links:
+    def link(
+        self,
+        atoms_of: Mapping[str, Iterable[str]],
+        derived: Iterable[str],
+        dead: Iterable[str] = (),
+    ) -> Links:
         """Derivations for every derived state, from the atoms of all given states.
 
         Args:
-            atoms_of: the atoms of every active state (facts and derived alike).
+            atoms_of: the atoms of every state (facts and derived alike, retracted and
+                superseded ones too).
             derived: which of them are derived states (heads to justify).
+            dead: which of them are retracted or superseded (under the cap, derivations
+                through none of them are kept first).
         """
         from stategraph.grounding.packs import derive
 
@@ -179,8 +202,12 @@ class RuleLinker:
         by_head: dict[clingo.Symbol, list[Firing]] = {}
         for f in derive(carriers, self._loaded, potential=True):
             by_head.setdefault(f.head, []).append(f)
+        gone = frozenset(dead)
         expander = Expander(
-            lambda a: by_head.get(a, []), lambda a: carriers.get(a, []), self.max_alternatives
+            lambda a: by_head.get(a, []),
+            lambda a: carriers.get(a, []),
+            self.max_alternatives,
+            dead=gone.__contains__ if gone else None,
         )
         links = Links()
         for head in sorted(derived):
@@ -196,7 +223,8 @@ class Expander:
     An atom some state carries stands for itself (it is not expanded further); any other atom
     is expanded through the firings that derive it, and an ``unless`` atom into every state
     that can derive it. At most ``max_alternatives`` distinct derivations are kept per atom,
-    and per state, in firing order.
+    and per state: the live ones first (no premise dead), in firing order, then the others
+    in firing order (see the module's doc).
 
     Args:
         firings_of: the firings deriving an atom, in :func:`derive`'s order.
@@ -205,6 +233,8 @@ class Expander:
         memo: remembers an atom's derivations through the rules across expanders
             (``memo(atom, compute)``), for packs without recursion, where they do not depend
             on the path that reached the atom; None: each expander remembers its own.
+        dead: whether a carrying state is retracted or superseded (asked of carriers only);
+            None: none is.
     """
 
     def __init__(
@@ -213,11 +243,13 @@ class Expander:
         carriers_of: Callable[[clingo.Symbol], Sequence[str]],
         max_alternatives: int,
         memo: Memo | None = None,
+        dead: Callable[[str], bool] | None = None,
     ) -> None:
         self.firings_of = firings_of
         self.carriers_of = carriers_of
         self.max_alternatives = max_alternatives
         self._shared = memo
+        self._dead = dead
         self._memo: dict[clingo.Symbol, list[Derivation]] = {}
 
     def derivations(self, head: str, atoms: Sequence[clingo.Symbol]) -> list[Derivation]:
@@ -232,7 +264,7 @@ class Expander:
                 shared(sym, partial(self._through_rules, sym, frozenset())) for sym in atoms
             ]
         ders: dict[tuple[frozenset[str], frozenset[str]], Derivation] = {}
-        for combo in itertools.product(*per_atom):
+        for combo in _live_first(per_atom):
             d = Derivation(frozenset())
             for part in combo:
                 d = d.join(part)
@@ -247,22 +279,30 @@ class Expander:
         self, atom: clingo.Symbol, visiting: frozenset[clingo.Symbol]
     ) -> list[Derivation]:
         out: dict[tuple[frozenset[str], frozenset[str]], Derivation] = {}
+        past: list[tuple[Derivation, list[list[Derivation]]]] = []  # firings with a dead part
         for f in self.firings_of(atom):
             own = Derivation(frozenset(), self._blockers(f.unless, visiting | {atom}), (f.rule,))
             parts = [self._expand(p, visiting | {atom}) for p in f.premises]
+            live = [_live(part) for part in parts]
+            if any(len(a) != len(b) for a, b in zip(live, parts, strict=True)):
+                past.append((own, parts))
+            for combo in itertools.product(*live):
+                if _kept(out, own, combo, self.max_alternatives):
+                    return list(out.values())
+        for own, parts in past:  # every live derivation is in: those through a dead state
             for combo in itertools.product(*parts):
-                d = own
-                for part in combo:
-                    d = d.join(part)
-                _keep(out, d)
-                if len(out) >= self.max_alternatives:
+                if not all(d.live for d in combo) and _kept(out, own, combo, self.max_alternatives):
                     return list(out.values())
         return list(out.values())
 
     def _expand(self, atom: clingo.Symbol, visiting: frozenset[clingo.Symbol]) -> list[Derivation]:
         carried = self.carriers_of(atom)
         if carried:
-            return [Derivation(frozenset((s,))) for s in carried]
+            dead = self._dead
+            if dead is None:
+                return [Derivation(frozenset((s,))) for s in carried]
+            ders = [Derivation(frozenset((s,)), live=not dead(s)) for s in carried]
+            return [d for d in ders if d.live] + [d for d in ders if not d.live]
         if atom in visiting:
             return []
         if self._shared is not None:
@@ -281,6 +321,40 @@ Memo = Callable[[clingo.Symbol, Callable[[], list[Derivation]]], list[Derivation
 """``memo(atom, compute)``: the remembered derivations of an atom, or ``compute()``'s."""
 
 
+def _live(ders: list[Derivation]) -> list[Derivation]:
+    """The live derivations of a list that has them first (every list an expander makes)."""
+    for n, d in enumerate(ders):
+        if not d.live:
+            return ders[:n]
+    return ders
+
+
+def _live_first(per_atom: list[list[Derivation]]) -> Iterator[tuple[Derivation, ...]]:
+    """The product of the atoms' derivations: the combinations of live ones first, in order,
+    then those with a dead part, in order."""
+    live = [_live(ders) for ders in per_atom]
+    yield from itertools.product(*live)
+    if any(len(a) != len(b) for a, b in zip(live, per_atom, strict=True)):
+        for combo in itertools.product(*per_atom):
+            if not all(d.live for d in combo):
+                yield combo
+
+
+def _kept(
+    out: dict[tuple[frozenset[str], frozenset[str]], Derivation],
+    own: Derivation,
+    combo: tuple[Derivation, ...],
+    cap: int,
+) -> bool:
+    """Keep the derivation of a firing (``own``) through one combination of its premises'
+    derivations; True once ``cap`` distinct derivations are kept."""
+    d = own
+    for part in combo:
+        d = d.join(part)
+    _keep(out, d)
+    return len(out) >= cap
+
+
 def _keep(out: dict[tuple[frozenset[str], frozenset[str]], Derivation], d: Derivation) -> None:
     """Add ``d`` unless a derivation with the same premises and blockers is there; merge rules.
 
@@ -290,7 +364,9 @@ def _keep(out: dict[tuple[frozenset[str], frozenset[str]], Derivation], d: Deriv
     key = (d.premises, d.unless)
     if key in out:
         old = out[key]
-        out[key] = Derivation(old.premises, old.unless, tuple(sorted({*old.rules, *d.rules})))
+        out[key] = Derivation(
+            old.premises, old.unless, tuple(sorted({*old.rules, *d.rules})), old.live
+        )
     else:
         out[key] = d
 
@@ -413,7 +489,7 @@ class Evaluation:
         def memo(atom: clingo.Symbol, compute: Callable[[], list[Derivation]]) -> list[Derivation]:
             return goals.cached("derivations", atom, compute)
 
-        self.expander = Expander(goals.firings, carriers, max_alternatives, memo)
+        self.expander = Expander(goals.firings, carriers, max_alternatives, memo, inputs.dead)
         self._groups: dict[tuple[clingo.Symbol, ...], Group] = {}
 
     def group(self, atoms: Sequence[clingo.Symbol]) -> Group:
@@ -471,12 +547,12 @@ class GroupCache:
     A change's linking reads the cache (valid for the store as committed) and hands it the
     groups and firings as the change leaves them (:meth:`expect`); they replace the cached
     ones once the change is seen committed (:meth:`settle`, at the next linking: one of its
-    new states, not stored when it was linked, is stored with its atoms), and are forgotten
-    if it is not. What a pass evaluated over the committed store itself is kept at once
-    (:meth:`keep`). Everything is forgotten when the store's version moves other than by this
-    memory's own commits (another connection committed, or a rollback undid rows:
-    :meth:`~stategraph.text.atom_index.LinkIndex.version`), or when there is no such version
-    (PostgreSQL).
+    new states, not stored when it was linked, is stored with its atoms, or the state it
+    retracts is inactive), and are forgotten if it is not. What a pass evaluated over the
+    committed store itself is kept at once (:meth:`keep`). Everything is forgotten when the
+    store's version moves other than by this memory's own commits (another connection
+    committed, or a rollback undid rows: :meth:`~stategraph.text.atom_index.LinkIndex.version`),
+    or when there is no such version (PostgreSQL).
 
     Args:
         size: groups kept at most, and atoms' firings (least recently used go first).
@@ -489,7 +565,7 @@ class GroupCache:
         """Atoms' firings over the committed store."""
         self._version: object = None
         self._pending: (
-            tuple[str, tuple[str, ...], dict[str, Group], dict[clingo.Symbol, Carried]] | None
+            tuple[Callable[[], bool], dict[str, Group], dict[clingo.Symbol, Carried]] | None
         ) = None
 
     def clear(self) -> None:
@@ -498,21 +574,20 @@ class GroupCache:
         self.firings.clear()
         self._pending = None
 
-    def settle(self, version: object, stored: Callable[[str], tuple[str, ...] | None]) -> None:
-        """Bring the cache to the store as committed now (``stored(id)``: the atoms of that
-        state as stored, None when it is not; ``version``: the store's version, None when it
-        has none)."""
+    def settle(self, version: object) -> None:
+        """Bring the cache to the store as committed now (``version``: the store's version,
+        None when it has none)."""
         if version is None or version != self._version:
             self.clear()
             self._version = version
             return
         pending, self._pending = self._pending, None
-        if pending is not None and stored(pending[0]) == pending[1]:
-            for grp, group in pending[2].items():
+        if pending is not None and pending[0]():
+            for grp, group in pending[1].items():
                 self._groups.pop(grp, None)
                 self._groups[grp] = group
             _bounded(self._groups, self.size)
-            self.keep(pending[3])
+            self.keep(pending[2])
 
     def keep(self, firings: Mapping[clingo.Symbol, Carried]) -> None:
         """Atoms' firings over the store as committed now."""
@@ -527,14 +602,14 @@ class GroupCache:
 
     def expect(
         self,
-        new: State,
+        committed: Callable[[], bool],
         groups: dict[str, Group],
         firings: dict[clingo.Symbol, Carried] | None = None,
     ) -> None:
         """The groups and atoms' firings as a change leaves them, kept once the change is
-        committed: once its new state ``new``, not stored when the change was linked, is
-        stored with its atoms."""
-        self._pending = (new.id, new.atoms, groups, firings or {})
+        seen committed (``committed()``, asked at the next :meth:`settle`: a new state of it
+        stored with its atoms, say)."""
+        self._pending = (committed, groups, firings or {})
 
 
 def _bounded(kept: dict[Any, Any], size: int) -> None:
@@ -581,16 +656,17 @@ def rule_justification(head: str, d: Derivation) -> Justification:
 
 
 def link_from_scratch(
-    states: Iterable[State], packs: Sequence[str], policy: Policy
+    states: Iterable[State], packs: Sequence[str], policy: Policy, *, dead: Iterable[str]
 ) -> list[Justification]:
     """The rule justifications linking gives a store's states from scratch: the reference
     incremental linking is held to (``tests/properties/test_linking.py``).
 
-    Every state with atoms takes part, retracted and superseded ones too, as in linking.
+    Every state with atoms takes part, retracted and superseded ones too, as in linking
+    (``dead`` names those).
     """
     with_atoms = [s for s in states if s.atoms]
     if not packs or not with_atoms:
         return []
     derived = [s.id for s in with_atoms if not policy.is_exogenous(s)]
-    links = RuleLinker(packs).link({s.id: s.atoms for s in with_atoms}, derived)
+    links = RuleLinker(packs).link({s.id: s.atoms for s in with_atoms}, derived, dead)
     return links.justifications()

@@ -67,4 +67,4 @@ def test_an_atom_is_carried_exactly_when_it_has_carriers() -> None:
     for text in (MOVE, "takes(user,metformin)", "away(user)"):
         atom = parse_atom(text)
         assert index.carried(atom) == bool(index.carriers(atom)), text
-    assert index.carriers(parse_atom(MOVE)) == ["f0", "f1", "f2"]
+    assert index.carriers(parse_atom(MOVE)) == [("f0", True), ("f1", True), ("f2", True)]
