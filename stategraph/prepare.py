@@ -514,9 +514,9 @@ class Preparer:
             index, inputs, (a for v in new.values() for a in v)
         )
         affected = index.watchers(changed)
-        # A death changes only the groups whose derivations cite the dying state (the cap
-        # then takes the next live derivation; one it never reached moves nothing before it)
-        # and the memories a group's derivations cite (their own go past the group's).
+        # A death changes only the groups the cap cut whose derivations cite the dying state
+        # (the cap then takes the next live derivation; one it never reached moves nothing
+        # before it) or one of their own memories (whose own go past the group's).
         bereaved = index.watchers({carrier_key(a) for a in ended} - changed) - affected
         now = self.incremental.evaluation(inputs, Carry(cache.firings, changed, new_atoms))
         before = self.incremental.evaluation(
@@ -543,7 +543,7 @@ class Preparer:
             # (those through itself are skipped): they can change when the group's do not
             selves = index.members_among(grp, old.states)
             if grp in bereaved:
-                if not old.states & inputs.dying and not selves:
+                if not old.capped or (not old.states & inputs.dying and not selves):
                     continue  # unchanged: kept in the cache as it is
                 affected.add(grp)
             cur = current(grp, atoms)

@@ -72,13 +72,19 @@ def table_hashes(path: Path, skip: Iterable[str] = BOOKKEEPING) -> dict[str, str
         conn.close()
 
 
-def replay(path: Path, steps: Sequence[Mapping[str, Any]], rules: Sequence[str]) -> None:
+def replay(
+    path: Path,
+    steps: Sequence[Mapping[str, Any]],
+    rules: Sequence[str],
+    linker: str = "incremental",
+) -> None:
     """Write a recorded history into a new store at ``path``: each step is ``{"add": state}``,
     ``{"supersede": [old_id, state]}`` or ``{"retract": id}`` (states with their atoms; no
-    grounder, no candidate proposal, so that only linking and revision write)."""
+    grounder, no candidate proposal, so that only linking and revision write; ``linker`` as
+    for :class:`~stategraph.memory.Memory`)."""
     from stategraph import Memory
 
-    with Memory(path, rules=list(rules), candidates=None) as mem:
+    with Memory(path, rules=list(rules), candidates=None, linker=linker) as mem:
         for step in steps:
             if "add" in step:
                 mem.add(step["add"])

@@ -235,6 +235,8 @@ class Expander:
             on the path that reached the atom; None: each expander remembers its own.
         dead: whether a carrying state is retracted or superseded (asked of carriers only);
             None: none is.
+        on_cut: called whenever the cap leaves derivations out (what a state's death can
+            change: a list that holds every derivation holds it whatever their order).
     """
 
     def __init__(
@@ -244,12 +246,14 @@ class Expander:
         max_alternatives: int,
         memo: Memo | None = None,
         dead: Callable[[str], bool] | None = None,
+        on_cut: Callable[[], None] | None = None,
     ) -> None:
         self.firings_of = firings_of
         self.carriers_of = carriers_of
         self.max_alternatives = max_alternatives
         self._shared = memo
         self._dead = dead
+        self._on_cut = on_cut
         self._memo: dict[clingo.Symbol, list[Derivation]] = {}
 
     def derivations(self, head: str, atoms: Sequence[clingo.Symbol]) -> list[Derivation]:
@@ -272,8 +276,13 @@ class Expander:
                 continue  # a derivation through the state itself supports nothing
             _keep(ders, d)
             if len(ders) >= self.max_alternatives:
+                self._cut()
                 break
         return list(ders.values())
+
+    def _cut(self) -> None:
+        if self._on_cut is not None:
+            self._on_cut()
 
     def _through_rules(
         self, atom: clingo.Symbol, visiting: frozenset[clingo.Symbol]
@@ -288,10 +297,12 @@ class Expander:
                 past.append((own, parts))
             for combo in itertools.product(*live):
                 if _kept(out, own, combo, self.max_alternatives):
+                    self._cut()
                     return list(out.values())
         for own, parts in past:  # every live derivation is in: those through a dead state
             for combo in itertools.product(*parts):
                 if not all(d.live for d in combo) and _kept(out, own, combo, self.max_alternatives):
+                    self._cut()
                     return list(out.values())
         return list(out.values())
 
@@ -451,6 +462,11 @@ class IncrementalLinker:
         return links
 
 
+_CUT = "cut|"
+"""Noted with an evaluation's lookup keys where the cap left derivations out (so that memoized
+parts replay it); never a key of the index."""
+
+
 class Evaluation:
     """One linking pass over one set of inputs: the derivations of memories, by their atoms.
 
@@ -489,7 +505,9 @@ class Evaluation:
         def memo(atom: clingo.Symbol, compute: Callable[[], list[Derivation]]) -> list[Derivation]:
             return goals.cached("derivations", atom, compute)
 
-        self.expander = Expander(goals.firings, carriers, max_alternatives, memo, inputs.dead)
+        self.expander = Expander(
+            goals.firings, carriers, max_alternatives, memo, inputs.dead, partial(goals.note, _CUT)
+        )
         self._groups: dict[tuple[clingo.Symbol, ...], Group] = {}
 
     def group(self, atoms: Sequence[clingo.Symbol]) -> Group:
@@ -499,7 +517,8 @@ class Evaluation:
         if found is None:
             with self.goals.watch() as keys:
                 ders = self.expander.derivations("", atoms)
-            found = self._groups[key] = Group(ders, frozenset(keys))
+            capped = _CUT in keys
+            found = self._groups[key] = Group(ders, frozenset(keys - {_CUT}), capped)
         return found
 
     def head(self, head: str, atoms: Sequence[clingo.Symbol]) -> list[Derivation]:
@@ -525,6 +544,9 @@ class Group:
 
     derivations: list[Derivation]
     keys: frozenset[str]
+    capped: bool = True
+    """The cap left derivations out somewhere (of the group's, or of an atom's on the way);
+    when not, no state's death changes them (nor those of a memory the group cites)."""
 
     @functools.cached_property
     def states(self) -> frozenset[str]:
