@@ -40,6 +40,7 @@ from stategraph.grounding.packs import list_packs
 from stategraph.model import Justification, Origin
 from stategraph.testing import reach
 from stategraph.testing.properties import assert_links_from_scratch
+from stategraph.text.linking import RuleLinker
 
 from .oracles.grounded_links import RULES_DIR, assert_links_match_grounding
 
@@ -212,3 +213,34 @@ def _declare(mem: Memory, link: Justification) -> Justification:
     """Declare a rule link's premises as the writer's own basis for its head."""
     mem.revise({"add_justifications": [_basis(link)]})
     return next(j for j in mem.justifications(link.head) if j.key == link.key)
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, len(_MOVES) - 1), st.booleans()), min_size=1, max_size=30),
+    st.integers(1, 6),
+)
+def test_the_cap_keeps_a_live_derivation_whenever_there_is_one(
+    moves: list[tuple[int, bool]], cap: int
+) -> None:
+    """Linking with a cap of ``cap`` derivations against linking without one (10,000), over
+    moves some of which are called off: what the cap keeps is among all derivations; where
+    some derivation is live (no premise called off), a live one is kept, and every kept one
+    is live where at least ``cap`` are (so revision never drops a memory the cap could have
+    kept); for a one-atom head, the live ones kept are the first ``cap`` of all its live
+    ones, in order."""
+    atoms = {f"f{i:02d}": list(_MOVES[m]) for i, (m, _) in enumerate(moves)}
+    dead = {f"f{i:02d}" for i, (_, gone) in enumerate(moves) if gone}
+    heads = {f"h{n}": list(atoms) for n, atoms in enumerate(DENSE_DERIVED[:-1])}
+    everything = {**atoms, **heads}
+    capped = RuleLinker(list_packs(), cap).link(everything, heads, dead).derivations
+    full = RuleLinker(list_packs(), 10_000).link(everything, heads, dead).derivations
+    for head, atoms_of in heads.items():
+        kept, every = capped.get(head, []), full.get(head, [])
+        assert {(d.premises, d.unless) for d in kept} <= {(d.premises, d.unless) for d in every}
+        live = [d for d in every if not d.premises & dead]
+        kept_live = [d for d in kept if not d.premises & dead]
+        assert bool(kept_live) == bool(live), head
+        if len(live) >= cap:
+            assert kept == kept_live, head
+        if len(atoms_of) == 1:
+            assert kept_live == live[: len(kept_live)], head
