@@ -135,6 +135,15 @@ def steady_heads(
     facts = {sid for sid, (kind, _) in read.cited.items() if is_fact(kind)}
     facts.update(s.id for s in asserted if is_fact(s.kind))
     held = {sid for sid, (_, truth) in read.cited.items() if truth is TRUE}
+    # a stored state the change cites anew (a death hands the capped memories the next live
+    # derivation, through facts they did not cite) is in the graph: the change names it
+    for x in {x for j in change.add_justifications for x in j.premises} - read.cited.keys():
+        cited_state = graph.states.get(x)
+        if cited_state is not None:
+            if is_fact(cited_state.kind):
+                facts.add(x)
+            if graph.value(x) is TRUE:
+                held.add(x)
     holds = (held - ended) | {s.id for s in asserted}
     added: dict[str, list[Justification]] = {}
     for j in change.add_justifications:

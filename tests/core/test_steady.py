@@ -138,6 +138,30 @@ def test_a_dense_history_is_revised_the_same_lean(compared: _Compared, tmp_path:
     assert mem.store.verify(deep=True) > 0
 
 
+def test_the_live_derivations_a_death_brings_are_revised_the_same_lean(
+    compared: _Compared, tmp_path: Path
+) -> None:
+    """Seventy moves to one city and forty beliefs resting on them, each keeping 64
+    derivations: calling off a move they cite hands each the next live one, through a move it
+    did not cite (the change names it; the lean read did not read it)."""
+    from stategraph.grounding.packs import list_packs
+
+    mem = Memory(tmp_path / "m.db", rules=list_packs(), candidates=None)
+    for i in range(70):
+        src, month = ("beijing", "hangzhou")[i % 2], f"{2026 + i // 12}-{i % 12 + 1:02d}"
+        move = f'moves(user,{src},shenzhen,"{month}")'
+        mem.add({"id": f"f{i:03d}", "kind": "fact", "atoms": [move]})
+    for i in range(40):
+        mem.add({"id": f"b{i:03d}", "kind": "belief", "atoms": ["commute_city(user,shenzhen)"]})
+    cited = sorted({p for j in mem.justifications("b000") for p in j.premises})
+    steady = compared.steady
+    for sid in cited[:8]:
+        report = mem.retract(sid)
+        assert len(report.change.add_justifications) == 40
+    assert compared.steady - steady == 8 * 40  # every swap graded lean
+    assert mem.store.verify(deep=True) > 0
+
+
 _FACTS = [f"f{i}" for i in range(6)]
 _HEADS = [f"b{i}" for i in range(5)]
 
