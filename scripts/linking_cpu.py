@@ -4,7 +4,11 @@ shared with other work disturbs far less than wall time. The import's CPU second
 given after its first 10^3, 10^4, ... memories (``import_cpu_s_at``): how the cost of N adds
 grows with N, measured within one run (two runs on a shared machine can differ by 2x).
 
-    PYTHONPATH=<tree> python scripts/linking_cpu.py N K dense|sparse
+    PYTHONPATH=<tree> python scripts/linking_cpu.py N K dense|sparse [D]
+
+With ``D``, D facts picked at random (seeded) are then retracted and D others superseded by a
+fact with the same text, one at a time: a death relinks the memories whose capped
+derivations cite it (the cap keeps live derivations first), and this measures what that costs.
 
 The dense generator is read from this checkout's ``stategraph/bench/perf/densegen.py`` (so
 that a tree without it, ``main`` before issue 23, is measured on the same stream).
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import random
 import sys
 import tempfile
 import time
@@ -37,7 +42,38 @@ def _generator(kind: str):  # type: ignore[no-untyped-def]
     return module.generate
 
 
-def main(n: int, k: int, kind: str) -> dict[str, object]:
+def _quantiles(cpu: list[float]) -> dict[str, float]:
+    ordered = sorted(cpu)
+
+    def ms(q: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1e3, 1)
+
+    return {"p50_ms": ms(0.5), "p99_ms": ms(0.99), "mean_ms": round(sum(cpu) / len(cpu) * 1e3, 1)}
+
+
+def _deaths(mem: Memory, d: int) -> dict[str, object]:
+    """CPU ms of ``d`` retractions and ``d`` supersessions of random facts, one at a time."""
+    facts = sorted(s.id for s in mem.states() if s.kind == "fact" and mem.is_active(s.id))
+    picks = random.Random(f"deaths:{d}").sample(facts, min(2 * d, len(facts)))
+    cpu: dict[str, list[float]] = {"retract": [], "supersede": []}
+    links: list[int] = []
+    for i, sid in enumerate(picks):
+        t = time.process_time()
+        if i % 2:
+            report = mem.retract(sid)
+            cpu["retract"].append(time.process_time() - t)
+        else:
+            new = {"id": f"{sid}-again", "kind": "fact", "text": mem.state(sid).text}
+            report = mem.supersede(sid, new)
+            cpu["supersede"].append(time.process_time() - t)
+        change = report.change
+        links.append(len(change.add_justifications) + len(change.remove_justifications))
+    out: dict[str, object] = {f"{k}_cpu": _quantiles(v) for k, v in cpu.items() if v}
+    out["links_per_death"] = round(sum(links) / max(1, len(links)), 1)
+    return out
+
+
+def main(n: int, k: int, kind: str, deaths: int = 0) -> dict[str, object]:
     ground("The user flies to Tokyo on 2026-05-10")  # load the pipelines: not measured
     ground("用户计划 2026-12 从上海搬到深圳")
     workload = _generator(kind)(n + k, 0)
@@ -60,12 +96,9 @@ def main(n: int, k: int, kind: str) -> dict[str, object]:
             change = report.change
             both = (*change.add_justifications, *change.remove_justifications)
             links.append(sum(j.origin.value == "rule" for j in both))
+        died = _deaths(mem, deaths) if deaths else {}
         mem.close()
-    ordered = sorted(cpu)
-
-    def ms(q: float) -> float:
-        return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1e3, 1)
-
+    added = _quantiles(cpu)
     return {
         "workload": kind,
         "n": n,
@@ -73,13 +106,15 @@ def main(n: int, k: int, kind: str) -> dict[str, object]:
         "import_cpu_s": round(imported, 1),
         "import_per_cpu_s": round(n / imported, 1),
         "import_cpu_s_at": at,
-        "add_cpu_p50_ms": ms(0.5),
-        "add_cpu_p99_ms": ms(0.99),
-        "add_cpu_mean_ms": round(sum(cpu) / len(cpu) * 1e3, 1),
+        "add_cpu_p50_ms": added["p50_ms"],
+        "add_cpu_p99_ms": added["p99_ms"],
+        "add_cpu_mean_ms": added["mean_ms"],
         "links_per_add": round(sum(links) / len(links), 1),
         "links_max": max(links),
+        **died,
     }
 
 
 if __name__ == "__main__":
-    print(json.dumps(main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3])))
+    extra = [int(sys.argv[4])] if len(sys.argv) > 4 else []
+    print(json.dumps(main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], *extra)))
