@@ -11,7 +11,7 @@ import pytest
 from backends import Place
 
 from stategraph import Memory
-from stategraph.errors import InvalidChangeError
+from stategraph.errors import InvalidChangeError, StategraphError
 from stategraph.grounding.packs import list_packs
 from stategraph.model import Origin, Truth
 from stategraph.testing.properties import assert_links_from_scratch
@@ -168,6 +168,21 @@ def test_a_change_that_fails_leaves_no_trace_in_the_kept_groups(tmp_path: Path) 
         mem.add({"id": "b1", "kind": "fact", "atoms": ['moves(user,hangzhou,shenzhen,"2027-01")']})
     mem.add({"id": "b2", "kind": "belief", "atoms": ["commute_city(user,shenzhen)"]})
     assert {j.premises for j in mem.justifications("b2")} == {("f1",)}
+    assert_links_from_scratch(mem)
+    mem.close()
+
+
+def test_a_retraction_that_fails_leaves_no_trace_in_the_kept_groups(tmp_path: Path) -> None:
+    mem = _dense(tmp_path / "memory.db")
+    first = min(_cited(mem, "b000"))
+    # linked (the beliefs' group evaluated with the move dead), then refused: no such head
+    with pytest.raises(StategraphError):
+        mem.revise(
+            {"retract": [first], "add_justifications": [{"head": "nope", "premises": ["f001"]}]}
+        )
+    assert first in _cited(mem, "b000")
+    mem.add({"id": "b999", "kind": "belief", "atoms": ["commute_city(user,shenzhen)"]})
+    assert first in _cited(mem, "b999")  # the group as committed, with the move alive
     assert_links_from_scratch(mem)
     mem.close()
 
