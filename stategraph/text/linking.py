@@ -268,8 +268,7 @@ class Expander:
                 shared(sym, partial(self._through_rules, sym, frozenset())) for sym in atoms
             ]
         ders: dict[tuple[frozenset[str], frozenset[str]], Derivation] = {}
-        for combo in _live_first(per_atom):
-            d = Derivation(frozenset())
+        for d, combo in _live_first([(Derivation(frozenset()), per_atom)]):
             for part in combo:
                 d = d.join(part)
             if head in d.premises or head in d.unless:
@@ -288,22 +287,22 @@ class Expander:
         self, atom: clingo.Symbol, visiting: frozenset[clingo.Symbol]
     ) -> list[Derivation]:
         out: dict[tuple[frozenset[str], frozenset[str]], Derivation] = {}
-        past: list[tuple[Derivation, list[list[Derivation]]]] = []  # firings with a dead part
-        for f in self.firings_of(atom):
-            own = Derivation(frozenset(), self._blockers(f.unless, visiting | {atom}), (f.rule,))
-            parts = [self._expand(p, visiting | {atom}) for p in f.premises]
-            live = [_live(part) for part in parts]
-            if any(len(a) != len(b) for a, b in zip(live, parts, strict=True)):
-                past.append((own, parts))
-            for combo in itertools.product(*live):
-                if _kept(out, own, combo, self.max_alternatives):
-                    self._cut()
-                    return list(out.values())
-        for own, parts in past:  # every live derivation is in: those through a dead state
-            for combo in itertools.product(*parts):
-                if not all(d.live for d in combo) and _kept(out, own, combo, self.max_alternatives):
-                    self._cut()
-                    return list(out.values())
+        inner = visiting | {atom}
+        firings = (  # each firing's blockers and parts are expanded only once reached
+            (
+                Derivation(frozenset(), self._blockers(f.unless, inner), (f.rule,)),
+                [self._expand(p, inner) for p in f.premises],
+            )
+            for f in self.firings_of(atom)
+        )
+        for own, combo in _live_first(firings):
+            d = own
+            for part in combo:
+                d = d.join(part)
+            _keep(out, d)
+            if len(out) >= self.max_alternatives:
+                self._cut()
+                break
         return list(out.values())
 
     def _expand(self, atom: clingo.Symbol, visiting: frozenset[clingo.Symbol]) -> list[Derivation]:
@@ -340,30 +339,24 @@ def _live(ders: list[Derivation]) -> list[Derivation]:
     return ders
 
 
-def _live_first(per_atom: list[list[Derivation]]) -> Iterator[tuple[Derivation, ...]]:
-    """The product of the atoms' derivations: the combinations of live ones first, in order,
-    then those with a dead part, in order."""
-    live = [_live(ders) for ders in per_atom]
-    yield from itertools.product(*live)
-    if any(len(a) != len(b) for a, b in zip(live, per_atom, strict=True)):
-        for combo in itertools.product(*per_atom):
+def _live_first(
+    products: Iterable[tuple[Derivation, list[list[Derivation]]]],
+) -> Iterator[tuple[Derivation, tuple[Derivation, ...]]]:
+    """Each product's own derivation (a firing's rule and blockers) with each combination of
+    its parts' derivations: every combination of live ones first, product after product, then
+    those with a dead part, in the same order. ``products`` is read as far as the caller
+    takes combinations."""
+    past: list[tuple[Derivation, list[list[Derivation]]]] = []  # products with a dead part
+    for own, parts in products:
+        live = [_live(part) for part in parts]
+        if any(len(a) != len(b) for a, b in zip(live, parts, strict=True)):
+            past.append((own, parts))
+        for combo in itertools.product(*live):
+            yield own, combo
+    for own, parts in past:
+        for combo in itertools.product(*parts):
             if not all(d.live for d in combo):
-                yield combo
-
-
-def _kept(
-    out: dict[tuple[frozenset[str], frozenset[str]], Derivation],
-    own: Derivation,
-    combo: tuple[Derivation, ...],
-    cap: int,
-) -> bool:
-    """Keep the derivation of a firing (``own``) through one combination of its premises'
-    derivations; True once ``cap`` distinct derivations are kept."""
-    d = own
-    for part in combo:
-        d = d.join(part)
-    _keep(out, d)
-    return len(out) >= cap
+                yield own, combo
 
 
 def _keep(out: dict[tuple[frozenset[str], frozenset[str]], Derivation], d: Derivation) -> None:
