@@ -6,6 +6,11 @@ grows with N, measured within one run (two runs on a shared machine can differ b
 
     PYTHONPATH=<tree> python scripts/linking_cpu.py N K dense|sparse [D]
 
+The K adds are also given by class (``adds_by_class``): the state's kind, and whether the
+rules linked it, changed justifications of memories already stored (``relinked``: a fact
+entering the derivations a cap keeps, displacing one in every memory it caps), or neither;
+with each class's share of the adds' CPU time.
+
 With ``D``, D facts picked at random (seeded) are then retracted and D others superseded by a
 fact with the same text, one at a time: a death relinks the memories whose capped
 derivations cite it (the cap keeps live derivations first), and this measures what that costs.
@@ -26,6 +31,7 @@ from pathlib import Path
 
 from stategraph import Memory
 from stategraph.grounding import ground
+from stategraph.model import Justification
 
 
 def _generator(kind: str):  # type: ignore[no-untyped-def]
@@ -49,6 +55,14 @@ def _quantiles(cpu: list[float]) -> dict[str, float]:
         return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1e3, 1)
 
     return {"p50_ms": ms(0.5), "p99_ms": ms(0.99), "mean_ms": round(sum(cpu) / len(cpu) * 1e3, 1)}
+
+
+def _class(state: dict[str, object], justs: tuple[Justification, ...]) -> str:
+    """What an add is: its kind, and whether the rules linked it (``linked``) or changed
+    justifications of memories already stored (``relinked``: what the cap's order moves)."""
+    others = any(j.head != state["id"] for j in justs if j.origin.value == "rule")
+    own = any(j.head == state["id"] for j in justs if j.origin.value == "rule")
+    return f"{state['kind']}:{'relinked' if others else 'linked' if own else 'unlinked'}"
 
 
 def _deaths(mem: Memory, d: int) -> dict[str, object]:
@@ -89,13 +103,16 @@ def main(n: int, k: int, kind: str, deaths: int = 0) -> dict[str, object]:
         imported = time.process_time() - start
         cpu: list[float] = []
         links: list[int] = []
+        classes: dict[str, list[float]] = {}
         for m in workload.memories(n, n + k):
+            state = m.state()
             t = time.process_time()
-            report = mem.add(m.state())
+            report = mem.add(state)
             cpu.append(time.process_time() - t)
             change = report.change
             both = (*change.add_justifications, *change.remove_justifications)
             links.append(sum(j.origin.value == "rule" for j in both))
+            classes.setdefault(_class(state, both), []).append(cpu[-1])
         died = _deaths(mem, deaths) if deaths else {}
         mem.close()
     added = _quantiles(cpu)
@@ -111,6 +128,10 @@ def main(n: int, k: int, kind: str, deaths: int = 0) -> dict[str, object]:
         "add_cpu_mean_ms": added["mean_ms"],
         "links_per_add": round(sum(links) / len(links), 1),
         "links_max": max(links),
+        "adds_by_class": {
+            c: {"n": len(v), **_quantiles(v), "cpu_share": round(sum(v) / sum(cpu), 3)}
+            for c, v in sorted(classes.items())
+        },
         **died,
     }
 
