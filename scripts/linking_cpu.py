@@ -4,7 +4,7 @@ shared with other work disturbs far less than wall time. The import's CPU second
 given after its first 10^3, 10^4, ... memories (``import_cpu_s_at``): how the cost of N adds
 grows with N, measured within one run (two runs on a shared machine can differ by 2x).
 
-    PYTHONPATH=<tree> python scripts/linking_cpu.py N K dense|sparse [D]
+    PYTHONPATH=<tree> python scripts/linking_cpu.py N K dense|sparse [D [CAP]]
 
 The K adds are also given by class (``adds_by_class``): the state's kind, and whether the
 rules linked it, changed justifications of memories already stored (``relinked``: a fact
@@ -14,6 +14,9 @@ with each class's share of the adds' CPU time.
 With ``D``, D facts picked at random (seeded) are then retracted and D others superseded by a
 fact with the same text, one at a time: a death relinks the memories whose capped
 derivations cite it (the cap keeps live derivations first), and this measures what that costs.
+
+With ``CAP``, the store keeps at most CAP rule derivations a memory (``max_alternatives``;
+default 64).
 
 The dense generator is read from this checkout's ``stategraph/bench/perf/densegen.py`` (so
 that a tree without it, ``main`` before issue 23, is measured on the same stream).
@@ -87,12 +90,15 @@ def _deaths(mem: Memory, d: int) -> dict[str, object]:
     return out
 
 
-def main(n: int, k: int, kind: str, deaths: int = 0) -> dict[str, object]:
+def main(n: int, k: int, kind: str, deaths: int = 0, cap: int | None = None) -> dict[str, object]:
     ground("The user flies to Tokyo on 2026-05-10")  # load the pipelines: not measured
     ground("用户计划 2026-12 从上海搬到深圳")
     workload = _generator(kind)(n + k, 0)
     with tempfile.TemporaryDirectory() as tmp:
-        mem = Memory(Path(tmp) / "m.db", rules="all", grounder="stategraph.rule_grounder.v1")
+        options = {} if cap is None else {"max_alternatives": cap}  # trees before it: none
+        mem = Memory(
+            Path(tmp) / "m.db", rules="all", grounder="stategraph.rule_grounder.v1", **options
+        )
         start = time.process_time()
         at: dict[int, float] = {}  # CPU seconds of the first 10^k memories, in this same run
         with mem.atomic():
@@ -120,6 +126,7 @@ def main(n: int, k: int, kind: str, deaths: int = 0) -> dict[str, object]:
         "workload": kind,
         "n": n,
         "adds": k,
+        "max_alternatives": cap,
         "import_cpu_s": round(imported, 1),
         "import_per_cpu_s": round(n / imported, 1),
         "import_cpu_s_at": at,
@@ -137,5 +144,5 @@ def main(n: int, k: int, kind: str, deaths: int = 0) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    extra = [int(sys.argv[4])] if len(sys.argv) > 4 else []
+    extra = [int(a) for a in sys.argv[4:6]]
     print(json.dumps(main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], *extra)))

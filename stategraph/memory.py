@@ -42,13 +42,14 @@ from stategraph.model import (
     id_list,
     normalise_id,
 )
-from stategraph.prepare import Preparer
+from stategraph.prepare import CAP_SETTING, GROUPS_SETTING, Preparer
 from stategraph.review.confirm import PendingReview, pending_review, review_change
 from stategraph.review.provenance import check_change, check_justification
 from stategraph.store.asof import AsOf, PastStore, resolve
 from stategraph.store.open import open_store
 from stategraph.store.sqlite import LogEntry, Since, Store
 from stategraph.text.candidates import CandidateProposer, Proposer
+from stategraph.text.linking import DEFAULT_ALTERNATIVES
 
 if TYPE_CHECKING:
     from stategraph.embedder import Embedder
@@ -270,6 +271,11 @@ class Memory:
         create: create the store file if it is missing (False: a missing path is an error).
         linker: ``"incremental"`` (relink only what new atoms can affect) or ``"scratch"``
             (relink every memory at every change: the reference, for comparisons).
+        max_alternatives: the rule derivations a memory keeps (64 by default; see
+            :mod:`stategraph.text.linking`). Fewer make a dense store (thousands of
+            memories resting on the same few facts) about twice as fast to write at 16, and
+            list fewer alternatives; a kept derivation is still live whenever one is.
+            Persisted in the store; a new value relinks every memory at the next change.
     """
 
     def __init__(
@@ -289,9 +295,16 @@ class Memory:
         busy_timeout: float = 30.0,
         create: bool = True,
         linker: str = "incremental",
+        max_alternatives: int | None = None,
     ) -> None:
         if max_depth is not None and max_depth < 0:
             raise InvalidInputError("config", [("max_depth", "must be None or >= 0")])
+        if max_alternatives is not None and (
+            isinstance(max_alternatives, bool)
+            or not isinstance(max_alternatives, int)
+            or max_alternatives < 1
+        ):
+            raise InvalidInputError("config", [("max_alternatives", "must be None or an int >= 1")])
         if max_cone is not None and max_cone < 1:
             raise InvalidInputError("config", [("max_cone", "must be None or >= 1")])
         self.max_cone = max_cone
@@ -301,6 +314,7 @@ class Memory:
             path if path is not None else ":memory:", busy_timeout=busy_timeout, create=create
         )
         self.rules, self.grounder = self._settings(rules, grounder)
+        self.max_alternatives = self._cap(max_alternatives)
         self.candidates = candidates
         self.assume = assume
         self.judge = judge
@@ -308,7 +322,13 @@ class Memory:
         if linker not in ("incremental", "scratch"):
             raise InvalidInputError("config", [("linker", "'incremental' or 'scratch'")])
         self._preparer = Preparer(
-            self.store, self.policy, self.rules, self.grounder, candidates, assume
+            self.store,
+            self.policy,
+            self.rules,
+            self.grounder,
+            candidates,
+            assume,
+            self.max_alternatives,
         )
         if linker == "scratch":
             self._preparer.incremental = None
@@ -332,6 +352,18 @@ class Memory:
             get_grounder(grounder)  # fail early on an unknown name
             self.store.set_setting("grounder", grounder)
         return tuple(rules), grounder
+
+    def _cap(self, given: int | None) -> int:
+        """The store's ``max_alternatives``, set to ``given`` when that differs. Its memories
+        were linked under the old one, so the groups recorded for delta linking are dropped:
+        the next change relinks every memory (:meth:`Preparer._link`)."""
+        stored = self.store.get_setting(CAP_SETTING)
+        now = int(stored) if stored is not None else DEFAULT_ALTERNATIVES
+        if given is None or given == now:
+            return now
+        self.store.set_setting(CAP_SETTING, given)
+        self.store.set_setting(GROUPS_SETTING, None)
+        return given
 
     @classmethod
     def open(cls, path: str | Path, **options: Any) -> Memory:
@@ -369,6 +401,8 @@ class Memory:
             config["candidates"] = self.candidates.config()
         if not self.assume:
             config["assume"] = False
+        if self.max_alternatives != DEFAULT_ALTERNATIVES:  # absent at the default, as before
+            config["max_alternatives"] = self.max_alternatives
         if self.judge is not None:
             b = self.judge_budget
             budget: dict[str, Any] = {"calls": b.calls, "tokens": b.tokens, "rounds": b.rounds}

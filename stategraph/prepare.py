@@ -29,7 +29,14 @@ from stategraph.grounding.terms import argument_terms
 from stategraph.model import Change, EdgeCheck, Justification, Origin, State
 from stategraph.store.sqlite import Store
 from stategraph.text.candidates import Proposer
-from stategraph.text.linking import GroupCache, IncrementalLinker, Links, RuleLinker, parse_atom
+from stategraph.text.linking import (
+    DEFAULT_ALTERNATIVES,
+    GroupCache,
+    IncrementalLinker,
+    Links,
+    RuleLinker,
+    parse_atom,
+)
 
 if TYPE_CHECKING:
     import clingo
@@ -37,9 +44,13 @@ if TYPE_CHECKING:
     from stategraph.text.atom_index import LinkIndex, StoreInputs
     from stategraph.text.linking import Group
 
-_GROUPS = "link_groups"
+GROUPS_SETTING = "link_groups"
 """The setting naming the packs for which every linked memory's group and watches are
-recorded (:mod:`stategraph.text.atom_index`)."""
+recorded (:mod:`stategraph.text.atom_index`); None (or other packs): the next change links
+every memory and records them."""
+
+CAP_SETTING = "max_alternatives"
+"""The setting holding the store's ``max_alternatives`` (absent: the default)."""
 
 _REPLACEABLE = frozenset({Origin.recovered, Origin.assumed, Origin.rule})
 """Origins a rule derivation with the same premises replaces (or refreshes)."""
@@ -52,7 +63,7 @@ _UNREAD = "superseded"
 """The method of a candidate left by a rule link through a fact whose replacement the
 grounder could not read (:meth:`Preparer.unread_replacements`)."""
 
-__all__ = ["WITHHELD", "Preparer"]
+__all__ = ["CAP_SETTING", "GROUPS_SETTING", "WITHHELD", "Preparer"]
 
 _Key = tuple[str, tuple[str, ...], tuple[str, ...]]
 
@@ -90,6 +101,7 @@ class Preparer:
             (None: such a state gets only its ``context`` as candidates).
         assume: a derived state asserted with no basis and no candidate holds as an
             assumption (an ``assumed`` justification); False leaves it without support.
+        max_alternatives: rule derivations kept per memory (see :mod:`stategraph.text.linking`).
     """
 
     def __init__(
@@ -100,16 +112,18 @@ class Preparer:
         grounder: str | None,
         proposer: Proposer | None = None,
         assume: bool = True,
+        max_alternatives: int = DEFAULT_ALTERNATIVES,
     ) -> None:
         self.store = store
         self.policy = policy
         self.grounder = grounder
         self.rules = tuple(rules)
-        self.linker: RuleLinker | None = RuleLinker(rules) if rules else None
+        cap = max_alternatives
+        self.linker: RuleLinker | None = RuleLinker(rules, cap) if rules else None
         self.incremental: IncrementalLinker | None = None
         if rules:
             try:
-                self.incremental = IncrementalLinker(rules)
+                self.incremental = IncrementalLinker(rules, cap)
             except ValueError:  # recursive packs: link from scratch
                 self.incremental = None
         self._link_index: LinkIndex | None = None
@@ -378,7 +392,9 @@ class Preparer:
         if self.linker is not None:
             ended = sorted({*change.retract, *(s.id for s in change.supersede)})
             dying = [st for sid in ended if (st := self._with_atoms(sid))]
-        if self.linker is not None and (dying or any(s.atoms for s in new_states)):
+        if self.linker is not None and (
+            dying or any(s.atoms for s in new_states) or self._relink_due()
+        ):
             linked = self._link(new_states, dying)
             links, writes, stored = linked.links, linked.writes, linked.stored
             given = {j.key for j in change.add_justifications if j.origin not in _REPLACEABLE}
@@ -422,6 +438,16 @@ class Preparer:
         }
         return change.model_copy(update=update), links, compatible, writes
 
+    def _relink_due(self) -> bool:
+        """Whether the store's groups were dropped (a new cap, :class:`~stategraph.Memory`) or
+        recorded for other packs: then any change relinks every memory, one with no atoms
+        too, so that a new cap is in force from the next change on."""
+        return (
+            self.incremental is not None
+            and self._index() is not None
+            and self.store.get_setting(GROUPS_SETTING) != list(self.rules)
+        )
+
     def _link(self, new_states: list[State], dying: list[State]) -> _Linked:
         """What the rules now derive that they did not, and no longer derive that they did,
         for every memory the new states, and the states the change retracts or supersedes
@@ -449,7 +475,7 @@ class Preparer:
 
         new = {s.id: [parse_atom(a, s.id) for a in s.atoms] for s in new_states if s.atoms}
         inputs = StoreInputs(index, new, (s.id for s in dying))
-        if self.store.get_setting(_GROUPS) == list(self.rules):
+        if self.store.get_setting(GROUPS_SETTING) == list(self.rules):
             ended = [parse_atom(a, s.id) for s in dying for a in s.atoms]
             return self._link_delta(index, inputs, new, new_states, ended)
         self._groups.clear()

@@ -69,6 +69,7 @@ from stategraph.store.revlog import GENESIS, UnreadableColumn, find_breaks, unpa
 from stategraph.store.sqlite import SQLiteStore, canonical_json
 from stategraph.store.tables import CONFIG_KEY
 from stategraph.text.candidates import Proposer, proposer_from_config
+from stategraph.text.linking import DEFAULT_ALTERNATIVES
 
 __all__ = [
     "FIELDS",
@@ -405,6 +406,9 @@ class _Replayer:
         key = _without_digest(row.config)
         found = self._memories.get(key)
         if found is not None:
+            # an entry between may have set another cap in the store: set this one's again,
+            # as opening the memory with it did (a friend's access: the memory's own rule)
+            found._cap(found.max_alternatives)
             return found
         try:
             config = json.loads(row.config)
@@ -416,6 +420,9 @@ class _Replayer:
             }
             if "max_cone" in config:
                 options["max_cone"] = config["max_cone"]
+            # absent: the default (not the replay store's setting, which an entry before
+            # this one may have changed)
+            options["max_alternatives"] = config.get("max_alternatives", DEFAULT_ALTERNATIVES)
             if "judge" in config:
                 # a budget logged before the deadline existed had none
                 budget = {"seconds": None, **config["judge"]["budget"]}

@@ -193,6 +193,8 @@ def _config(config: Mapping[str, Any]) -> str:
     parts.append(f"judge {judge['name']} ({judge['model']})" if judge else "no judge")
     if config.get("assume") is False:
         parts.append("no assumptions")
+    if "max_alternatives" in config:
+        parts.append(f"at most {config['max_alternatives']} rule derivations a memory")
     return "; ".join(parts)
 
 

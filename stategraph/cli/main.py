@@ -237,6 +237,7 @@ def _open(args: argparse.Namespace, create: bool = False) -> Memory:
             rules=packs,
             grounder=getattr(args, "grounder", None),
             judge=judge,
+            max_alternatives=getattr(args, "max_alternatives", None),
         )
     except BaseException:
         store.close()
@@ -678,6 +679,13 @@ def build_parser(
                 metavar="NAME",
                 help="ground memory text into atoms, e.g. stategraph.rule_grounder.v1 (kept "
                 "in the store)",
+            )
+            p.add_argument(
+                "--max-alternatives",
+                type=int,
+                metavar="N",
+                help="rule derivations a memory keeps (default 64; 16 writes a dense store "
+                "about twice as fast; kept in the store, a new value relinks every memory)",
             )
         return p
 

@@ -299,7 +299,13 @@ def assert_links_from_scratch(memory: Memory, where: str = "") -> None:
     dead = [s.id for s in states if not memory.is_active(s.id)]
     scratch = {
         (j.key, j.rules)
-        for j in link_from_scratch(states, memory.rules, memory.policy, dead=dead)
+        for j in link_from_scratch(
+            states,
+            memory.rules,
+            memory.policy,
+            dead=dead,
+            max_alternatives=memory.max_alternatives,
+        )
         if j.key not in other
     }
     at = f" {where}" if where else ""

@@ -27,9 +27,8 @@ carrying state stands for it); an ``unless`` atom is blocked by every state that
 it, which over-approximates when a derivation needs several states together. Derivations
 with the same premises and blockers are one justification, so duplicates are removed
 before the cap; at most ``max_alternatives`` distinct derivations are kept per atom
-(default 64: an atom carried by many states, e.g. a trip mentioned by a dozen memories,
-times the two or three rules that derive it, stays well inside; the cap bounds the product
-over a state's atoms, which is what would otherwise grow without limit).
+(:data:`DEFAULT_ALTERNATIVES`, or the store's own; the cap bounds the product over a
+state's atoms, which is what would otherwise grow without limit).
 
 Under the cap, *live* derivations come first: those whose premises are all active (none
 retracted or superseded), in firing order, then the others. A derivation through a dead
@@ -63,6 +62,7 @@ if TYPE_CHECKING:
     from stategraph.text.topdown import Carried, Carry, PackProgram
 
 __all__ = [
+    "DEFAULT_ALTERNATIVES",
     "Derivation",
     "Evaluation",
     "Expander",
@@ -77,6 +77,13 @@ __all__ = [
     "rule_justification",
     "rule_key",
 ]
+
+
+DEFAULT_ALTERNATIVES = 64
+"""Derivations a memory keeps by default (``max_alternatives``): a trip mentioned by a dozen
+memories, times the two or three rules that derive it, stays well inside. A store can keep
+fewer (``Memory(max_alternatives=...)``, kept in the store): a dense store, where thousands
+of memories rest on the same few facts, writes and moves that many rows per memory."""
 
 
 def parse_atom(text: str, state_id: str = "") -> clingo.Symbol:
@@ -166,7 +173,7 @@ class RuleLinker:
 
     name = "stategraph.rule_linker.v1"
 
-    def __init__(self, packs: Sequence[str], max_alternatives: int = 64) -> None:
+    def __init__(self, packs: Sequence[str], max_alternatives: int = DEFAULT_ALTERNATIVES) -> None:
         from stategraph.grounding.packs import load_pack
 
         self.packs = tuple(packs)
@@ -409,7 +416,7 @@ class IncrementalLinker:
 
     name = "stategraph.incremental_linker.v1"
 
-    def __init__(self, packs: Sequence[str], max_alternatives: int = 64) -> None:
+    def __init__(self, packs: Sequence[str], max_alternatives: int = DEFAULT_ALTERNATIVES) -> None:
         self.packs = tuple(packs)
         self.program = _compiled(self.packs)
         self.max_alternatives = max_alternatives
@@ -671,17 +678,23 @@ def rule_justification(head: str, d: Derivation) -> Justification:
 
 
 def link_from_scratch(
-    states: Iterable[State], packs: Sequence[str], policy: Policy, *, dead: Iterable[str]
+    states: Iterable[State],
+    packs: Sequence[str],
+    policy: Policy,
+    *,
+    dead: Iterable[str],
+    max_alternatives: int = DEFAULT_ALTERNATIVES,
 ) -> list[Justification]:
     """The rule justifications linking gives a store's states from scratch: the reference
     incremental linking is held to (``tests/properties/test_linking.py``).
 
     Every state with atoms takes part, retracted and superseded ones too, as in linking
-    (``dead`` names those).
+    (``dead`` names those); ``max_alternatives`` is the store's (``Memory.max_alternatives``).
     """
     with_atoms = [s for s in states if s.atoms]
     if not packs or not with_atoms:
         return []
     derived = [s.id for s in with_atoms if not policy.is_exogenous(s)]
-    links = RuleLinker(packs).link({s.id: s.atoms for s in with_atoms}, derived, dead)
+    linker = RuleLinker(packs, max_alternatives)
+    links = linker.link({s.id: s.atoms for s in with_atoms}, derived, dead)
     return links.justifications()

@@ -48,6 +48,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from stategraph.text.linking import DEFAULT_ALTERNATIVES
+
 __all__ = ["TextPerfOptions", "measure_size", "render_text", "run_text"]
 
 
@@ -62,6 +64,8 @@ class TextPerfOptions:
     relink_budget_s: float = 60.0
     relink_adds: int = 20
     workloads: list[str] = field(default_factory=lambda: ["sparse"])
+    max_alternatives: int | None = None
+    """The stores' ``max_alternatives`` (None: the default)."""
     workload: str = "sparse"
     """The workload :func:`measure_size` measures (``run_text`` sets it for each process)."""
 
@@ -90,7 +94,11 @@ def measure_size(size: int, options: TextPerfOptions) -> dict[str, Any]:
     ground("The user flies to Tokyo on 2026-05-10")  # load the pipelines: not timed
     ground("用户计划 2026-12 从上海搬到深圳")
     workload = _generate(options, size + options.adds)
-    settings = {"rules": "all", "grounder": "stategraph.rule_grounder.v1"}
+    settings = {
+        "rules": "all",
+        "grounder": "stategraph.rule_grounder.v1",
+        "max_alternatives": options.max_alternatives,
+    }
     with tempfile.TemporaryDirectory(prefix="stategraph-text-") as tmp:
         path = Path(tmp) / "memory.db"
 
@@ -192,7 +200,7 @@ def _relink_adds(path: Path, memories: list[Any], options: TextPerfOptions) -> l
     of those whose memory links (the others do not relink, either way)."""
     from stategraph import Memory
 
-    mem = Memory(path, rules="all", grounder="stategraph.rule_grounder.v1", linker="scratch")
+    mem = Memory(path, linker="scratch")  # the rules, grounder and cap the store keeps
     times: list[float] = []
     deadline = time.perf_counter() + options.relink_budget_s
     for m in memories:
@@ -271,13 +279,14 @@ def render_text(doc: dict[str, Any]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
     m = doc["machine"]
+    cap = doc.get("options", {}).get("max_alternatives") or DEFAULT_ALTERNATIVES
     lines.append(
         f"text memories, one add at a time after an import; one process: the import grounding "
         f"every text itself, worker: the process grounding ahead beside it otherwise; "
         f"linked: adds of memories with atoms; links/add: rule justifications an add wrote "
         f"(added or removed); "
         f"from scratch: their p50 relinking every memory (and its ratio to incremental); "
-        f"Python {m['python']}, clingo "
+        f"{cap} rule derivations kept a memory; Python {m['python']}, clingo "
         f"{m['clingo']}, {m['cores']} cores"
     )
     return "\n".join(lines)
