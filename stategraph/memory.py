@@ -49,7 +49,7 @@ from stategraph.store.asof import AsOf, PastStore, resolve
 from stategraph.store.open import open_store
 from stategraph.store.sqlite import LogEntry, Since, Store
 from stategraph.text.candidates import CandidateProposer, Proposer
-from stategraph.text.linking import DEFAULT_ALTERNATIVES
+from stategraph.text.linking import DEFAULT_ALTERNATIVES, LEGACY_ALTERNATIVES
 
 if TYPE_CHECKING:
     from stategraph.embedder import Embedder
@@ -271,11 +271,12 @@ class Memory:
         create: create the store file if it is missing (False: a missing path is an error).
         linker: ``"incremental"`` (relink only what new atoms can affect) or ``"scratch"``
             (relink every memory at every change: the reference, for comparisons).
-        max_alternatives: the rule derivations a memory keeps (64 by default; see
-            :mod:`stategraph.text.linking`). Fewer make a dense store (thousands of
-            memories resting on the same few facts) about twice as fast to write at 16, and
-            list fewer alternatives; a kept derivation is still live whenever one is.
-            Persisted in the store; a new value relinks every memory at the next change.
+        max_alternatives: the rule derivations a memory keeps (None: the store's; a new
+            store's is 16, one written before stores kept theirs has 64; see
+            :mod:`stategraph.text.linking`). More list more alternatives and make a dense
+            store (thousands of memories resting on the same few facts) slower to write,
+            about twice as slow at 64; a kept derivation is live whenever one is, at any
+            cap. Persisted in the store; a new value relinks every memory at the next change.
     """
 
     def __init__(
@@ -354,16 +355,22 @@ class Memory:
         return tuple(rules), grounder
 
     def _cap(self, given: int | None) -> int:
-        """The store's ``max_alternatives``, set to ``given`` when that differs. Its memories
-        were linked under the old one, so the groups recorded for delta linking are dropped:
+        """The store's ``max_alternatives``, set to ``given`` when that differs (a new store
+        records the default). A store written before stores kept theirs has the one it was
+        linked under (:data:`~stategraph.text.linking.LEGACY_ALTERNATIVES`). Memories linked
+        under another cap are relinked: the groups recorded for delta linking are dropped, so
         the next change relinks every memory (:meth:`Preparer._link`)."""
         stored = self.store.get_setting(CAP_SETTING)
-        now = int(stored) if stored is not None else DEFAULT_ALTERNATIVES
-        if given is None or given == now:
-            return now
-        self.store.set_setting(CAP_SETTING, given)
-        self.store.set_setting(GROUPS_SETTING, None)
-        return given
+        if stored is not None:
+            now: int | None = int(stored)
+        else:
+            now = LEGACY_ALTERNATIVES if self.store.ids(limit=1) else None
+        wanted = given if given is not None else (now or DEFAULT_ALTERNATIVES)
+        if wanted != now:
+            self.store.set_setting(CAP_SETTING, wanted)
+            if now is not None:
+                self.store.set_setting(GROUPS_SETTING, None)
+        return wanted
 
     @classmethod
     def open(cls, path: str | Path, **options: Any) -> Memory:
@@ -401,7 +408,7 @@ class Memory:
             config["candidates"] = self.candidates.config()
         if not self.assume:
             config["assume"] = False
-        if self.max_alternatives != DEFAULT_ALTERNATIVES:  # absent at the default, as before
+        if self.rules and self.max_alternatives != LEGACY_ALTERNATIVES:  # absent: as before
             config["max_alternatives"] = self.max_alternatives
         if self.judge is not None:
             b = self.judge_budget

@@ -69,7 +69,7 @@ from stategraph.store.revlog import GENESIS, UnreadableColumn, find_breaks, unpa
 from stategraph.store.sqlite import SQLiteStore, canonical_json
 from stategraph.store.tables import CONFIG_KEY
 from stategraph.text.candidates import Proposer, proposer_from_config
-from stategraph.text.linking import DEFAULT_ALTERNATIVES
+from stategraph.text.linking import LEGACY_ALTERNATIVES
 
 __all__ = [
     "FIELDS",
@@ -420,9 +420,9 @@ class _Replayer:
             }
             if "max_cone" in config:
                 options["max_cone"] = config["max_cone"]
-            # absent: the default (not the replay store's setting, which an entry before
-            # this one may have changed)
-            options["max_alternatives"] = config.get("max_alternatives", DEFAULT_ALTERNATIVES)
+            # absent: logged before stores kept a cap, so the one they had (not the replay
+            # store's setting, which an entry before this one may have changed)
+            options["max_alternatives"] = config.get("max_alternatives", LEGACY_ALTERNATIVES)
             if "judge" in config:
                 # a budget logged before the deadline existed had none
                 budget = {"seconds": None, **config["judge"]["budget"]}

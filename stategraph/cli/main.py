@@ -684,8 +684,9 @@ def build_parser(
                 "--max-alternatives",
                 type=int,
                 metavar="N",
-                help="rule derivations a memory keeps (default 64; 16 writes a dense store "
-                "about twice as fast; kept in the store, a new value relinks every memory)",
+                help="rule derivations a memory keeps (a new store's: 16; more list more "
+                "alternatives and write a dense store slower, about half as fast at 64; kept "
+                "in the store, a new value relinks every memory)",
             )
         return p
 

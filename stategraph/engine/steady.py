@@ -2,10 +2,11 @@
 their justifications' identities instead of their justifications.
 
 A dense fact (issue 23) gives a new rule justification to each of a thousand memories and
-often takes one away from each (the linker keeps 64 per memory). Every such memory keeps
-holding, and the revision's answer for it is small: kept, on which support, having lost
-which justification, with which edges opened or closed. Solving and grading it the ordinary
-way reads, builds and evaluates all its justifications, sixty times the answer's size.
+often takes one away from each (the linker keeps the store's cap, 16 to 64, per memory).
+Every such memory keeps holding, and the revision's answer for it is small: kept, on which
+support, having lost which justification, with which edges opened or closed. Solving and
+grading it the ordinary way reads, builds and evaluates all its justifications, up to sixty
+times the answer's size.
 
 A head is *steady* when every justification it has after the change is plain (no ``unless``,
 not ``recovered``, nothing checked: its body is its premises) and cites facts only, one of

@@ -63,6 +63,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_ALTERNATIVES",
+    "LEGACY_ALTERNATIVES",
     "Derivation",
     "Evaluation",
     "Expander",
@@ -79,11 +80,17 @@ __all__ = [
 ]
 
 
-DEFAULT_ALTERNATIVES = 64
-"""Derivations a memory keeps by default (``max_alternatives``): a trip mentioned by a dozen
-memories, times the two or three rules that derive it, stays well inside. A store can keep
-fewer (``Memory(max_alternatives=...)``, kept in the store): a dense store, where thousands
-of memories rest on the same few facts, writes and moves that many rows per memory."""
+DEFAULT_ALTERNATIVES = 16
+"""Derivations a memory keeps by default (``max_alternatives``, a new store's): the memories
+of the sparse workload (:mod:`stategraph.bench.perf.textgen`) have fewer than 8 at 10^4, so it
+cuts nothing there. Where thousands of memories rest on the same few facts (a dense store),
+each derived memory writes its whole cap of justifications, and a fact entering the cap
+displaces one in every memory it caps: 16 writes such a store twice as fast as 64 did (see
+``docs/how-to/text-memories.md``). A kept derivation is live whenever one is, at any cap."""
+
+LEGACY_ALTERNATIVES = 64
+"""The cap of a store written before stores kept theirs (so what its memories were linked
+under), and what a logged configuration without ``max_alternatives`` means."""
 
 
 def parse_atom(text: str, state_id: str = "") -> clingo.Symbol:

@@ -20,9 +20,9 @@ CITIES = ("beijing", "chengdu", "guangzhou", "hangzhou", "shanghai")
 
 
 def _dense(path: Path | str) -> Memory:
-    """70 moves to Shenzhen (more than the 64 derivations a memory keeps), then 40 commute
-    beliefs for Shenzhen resting on them."""
-    mem = Memory(path, rules=list_packs(), candidates=None)
+    """70 moves to Shenzhen (more than the 64 derivations a memory of this store keeps), then
+    40 commute beliefs for Shenzhen resting on them."""
+    mem = Memory(path, rules=list_packs(), candidates=None, max_alternatives=64)
     with mem.atomic():
         for i in range(70):
             src, month = CITIES[i % 5], f"2026-{i // 5 + 1:02d}" if i < 45 else f"2027-{i - 44:02d}"

@@ -1,14 +1,15 @@
 """A store's own cap on the rule derivations a memory keeps (``max_alternatives``).
 
 A dense store (thousands of memories resting on the same few facts) writes and moves a
-memory's whole cap of derivations: a smaller one makes it cheaper to write. The cap is the
-store's, like its rule packs: kept in it, logged with every revision, and a new one relinks
-every memory at the next change, so that what is stored is what linking from scratch gives
-under the cap in force.
+memory's whole cap of derivations: a smaller one makes it cheaper to write (16 for a new
+store, 64 for one written before stores kept a cap). The cap is the store's, like its rule
+packs: kept in it, logged with every revision, and a new one relinks every memory at the next
+change, so that what is stored is what linking from scratch gives under the cap in force.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -67,9 +68,28 @@ def test_the_cap_is_kept_in_the_store_and_logged(place: Place) -> None:
     assert (again.rules, again.max_alternatives) == (tuple(list_packs()), 3)
     again.close()
     default = Memory(rules=list_packs())
-    assert default.max_alternatives == 64
-    assert "max_alternatives" not in default.config  # logged as before the option existed
+    assert (default.max_alternatives, default.config["max_alternatives"]) == (16, 16)
     default.close()
+
+
+def test_a_store_written_before_stores_kept_a_cap_keeps_the_one_it_was_linked_under(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "m.db"
+    mem = Memory(path, rules=list_packs(), candidates=None, max_alternatives=64)
+    _write(mem, moves=20, beliefs=2)
+    mem.close()
+    conn = sqlite3.connect(path)  # as such a store is: no cap kept
+    conn.execute("DELETE FROM meta WHERE key = 'setting:max_alternatives'")
+    conn.commit()
+    conn.close()
+    old = Memory(path, candidates=None)
+    assert old.max_alternatives == 64
+    assert "max_alternatives" not in old.config  # logged as it was before
+    old.fact("f999", atoms=['moves(user,xian,shenzhen,"2029-12")'])
+    assert _rule_links(old, "b000") == 21  # the new move's too: none cut to a new store's 16
+    assert_links_from_scratch(old, "a store linked under 64")
+    old.close()
 
 
 def test_a_new_cap_relinks_every_memory_at_the_next_change(place: Place) -> None:

@@ -20,8 +20,9 @@ cities in two months, the commute beliefs, broadband to-dos, local services and 
 rest on them, a repeated dose; derived memories may also carry a fact's atom (so that a
 member of a group cites itself and has derivations of its own). There a new fact concerns
 whole groups of memories at once, and a broadband to-do's pairs of moves pass the linker's
-cap of 64 alternatives, so delta linking's before/after evaluation, its per-member deltas and
-the cache of groups between changes are all held to linking from scratch.
+cap (a new store's 16 alternatives), so delta linking's before/after evaluation, its
+per-member deltas and the cache of groups between changes are all held to linking from
+scratch.
 """
 
 from __future__ import annotations

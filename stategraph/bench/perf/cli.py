@@ -91,7 +91,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--max-alternatives",
         type=int,
         metavar="N",
-        help="with --text: the rule derivations each memory keeps (default 64)",
+        help="with --text: the rule derivations each memory keeps (default: a new store's, 16)",
     )
     g.add_argument(
         "--asof",

@@ -38,7 +38,7 @@ workload asks for: one constant that every memory shares would measure a hub, no
   (home city, workplace, KYC, proof of address, income, and the long-term drugs of a few
   family members). A first version drew health facts as often as appointments: a mother
   then had dozens of reasons to avoid ibuprofen and most health memories hit the linker's
-  cap of 64 alternatives, which no household's memory would do.
+  cap of alternatives (64 then), which no household's memory would do.
 - **Follow-ups, about 3%.** What an agent writes most about health and home is not new facts
   but the errands resting on the standing ones: a refill or a dose reminder for a drug on
   record (about one a day), a recommendation or a local service in the home city (one every
@@ -86,8 +86,8 @@ Measured (AMD EPYC, 2 cores, Python 3.11.7, spaCy 3.8.18, clingo 5.8.3):
   packs' semantics, not mistakes of the generator: an action dated the day before its trip
   serves the nearest trip on or after its date (``next_date``), sometimes another one (7-15%
   of check-ins, pet care and packing); and a transfer plan for a sum asked for many times
-  has more than the linker's 64 alternatives, its own request among those left out (5 of
-  2,592).
+  has more alternatives than the linker kept (64 then), its own request among those left
+  out (5 of 2,592).
 """
 
 from __future__ import annotations

@@ -50,8 +50,8 @@ RULES_DIR = Path(__file__).resolve().parents[3] / "rules" / "packs"
 MARK = "sg_oracle_rule"
 """The predicate of the body literal that names a rule instance's rule."""
 
-CAP = 64
-"""Linking's default ``max_alternatives``."""
+DEFAULT_CAP = 16
+"""A new store's ``max_alternatives`` (the memory under test says its own)."""
 
 Key = tuple[str, tuple[str, ...], tuple[str, ...]]
 """A justification's identity: head, premises, ``unless``."""
@@ -317,7 +317,9 @@ class _Reader:
         instances: list[Instance],
         static: set[clingo.Symbol],
         carriers: Mapping[clingo.Symbol, Sequence[str]],
+        cap: int,
     ) -> None:
+        self.cap = cap
         self.by_head: dict[clingo.Symbol, list[Instance]] = {}
         for i in instances:
             if i.head in static or any(n in static for n in i.negative):
@@ -351,7 +353,7 @@ class _Reader:
                 found.append(_join((own, *combo)))
         self._busy.discard(atom)
         merged = _merged(found)
-        self.capped |= len(merged) >= CAP
+        self.capped |= len(merged) >= self.cap
         self._through[atom] = merged
         return merged
 
@@ -366,7 +368,7 @@ class Linked:
 
 
 def grounded_links(
-    states: Iterable[tuple[str, bool, Sequence[str]]], packs: Sequence[str]
+    states: Iterable[tuple[str, bool, Sequence[str]]], packs: Sequence[str], cap: int = DEFAULT_CAP
 ) -> Linked:
     """The rule justifications the packs give these states.
 
@@ -374,6 +376,8 @@ def grounded_links(
         states: ``(id, derived, atoms)`` for every state (retracted and superseded ones too:
             linking reads them all).
         packs: pack names or ``.lp`` paths.
+        cap: linking's ``max_alternatives``: a head with that many derivations somewhere is
+            reported as capped.
     """
     with_atoms = [
         (sid, derived, [clingo.parse_term(a) for a in atoms])
@@ -387,7 +391,7 @@ def grounded_links(
     if not packs or not carriers:
         return Linked(frozenset(), frozenset())
     instances, static = ground(carriers, packs)
-    reader = _Reader(instances, static, carriers)
+    reader = _Reader(instances, static, carriers, cap)
     links: set[tuple[Key, tuple[str, ...]]] = set()
     capped: set[str] = set()
     for sid, derived, syms in with_atoms:
@@ -400,7 +404,7 @@ def grounded_links(
             if sid not in d.premises and sid not in d.unless
         ]
         merged = _merged(ders)
-        if reader.capped or len(merged) >= CAP:
+        if reader.capped or len(merged) >= cap:
             capped.add(sid)
         for d in merged:
             key = (sid, tuple(sorted(d.premises)), tuple(sorted(d.unless)))
@@ -422,7 +426,7 @@ def assert_links_match_grounding(memory: Memory, where: str = "") -> None:
     mine = {(j.key, j.rules) for j in held if j.origin is Origin.rule}
     other = {j.key for j in held if j.origin in (Origin.declared, Origin.judge, Origin.review)}
     states = [(s.id, not memory.policy.is_exogenous(s), s.atoms) for s in memory.states()]
-    oracle = grounded_links(states, memory.rules)
+    oracle = grounded_links(states, memory.rules, memory.max_alternatives)
     theirs = {(key, rules) for key, rules in oracle.links if key not in other}
     at = f" {where}" if where else ""
     exact_mine = {x for x in mine if x[0][0] not in oracle.capped}
