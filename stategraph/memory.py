@@ -365,7 +365,7 @@ class Memory:
             now: int | None = int(stored)
         else:
             now = LEGACY_ALTERNATIVES if self.store.ids(limit=1) else None
-        wanted = given if given is not None else (now or DEFAULT_ALTERNATIVES)
+        wanted = given if given is not None else now if now is not None else DEFAULT_ALTERNATIVES
         if wanted != now:
             self.store.set_setting(CAP_SETTING, wanted)
             if now is not None:

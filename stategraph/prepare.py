@@ -50,7 +50,8 @@ recorded (:mod:`stategraph.text.atom_index`); None (or other packs): the next ch
 every memory and records them."""
 
 CAP_SETTING = "max_alternatives"
-"""The setting holding the store's ``max_alternatives`` (absent: the default)."""
+"""The setting holding the store's ``max_alternatives`` (absent from a store written before
+stores kept one: :data:`~stategraph.text.linking.LEGACY_ALTERNATIVES`)."""
 
 _REPLACEABLE = frozenset({Origin.recovered, Origin.assumed, Origin.rule})
 """Origins a rule derivation with the same premises replaces (or refreshes)."""

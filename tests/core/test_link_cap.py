@@ -86,6 +86,7 @@ def test_a_store_written_before_stores_kept_a_cap_keeps_the_one_it_was_linked_un
     old = Memory(path, candidates=None)
     assert old.max_alternatives == 64
     assert "max_alternatives" not in old.config  # logged as it was before
+    assert old.store.get_setting("max_alternatives") is None  # opening it wrote nothing
     old.fact("f999", atoms=['moves(user,xian,shenzhen,"2029-12")'])
     assert _rule_links(old, "b000") == 21  # the new move's too: none cut to a new store's 16
     assert_links_from_scratch(old, "a store linked under 64")
