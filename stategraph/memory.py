@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from stategraph.embedder import Embedder
     from stategraph.recall import Recalled
 
-__all__ = ["Alternative", "Memory", "justifications_for"]
+__all__ = ["Alternative", "Memory", "check_limits", "justifications_for"]
 
 Alternative = str | Sequence[str] | Mapping[str, Sequence[str]] | Justification
 """One way a state can be supported: a premise id, a list of ids that must all hold, or
@@ -233,6 +233,28 @@ def justifications_for(
     return out
 
 
+def check_limits(
+    max_depth: int | None = None,
+    max_cone: int | None = None,
+    max_alternatives: int | None = None,
+) -> None:
+    """Refuse a memory's limits before anything is opened or made (see :class:`Memory`).
+
+    Raises:
+        InvalidInputError: naming each limit out of range.
+    """
+    errors: list[tuple[str, str]] = []
+    if max_depth is not None and max_depth < 0:
+        errors.append(("max_depth", "must be None or >= 0"))
+    if max_cone is not None and max_cone < 1:
+        errors.append(("max_cone", "must be None or >= 1"))
+    cap = max_alternatives
+    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
+        errors.append(("max_alternatives", "must be None or an int >= 1"))
+    if errors:
+        raise InvalidInputError("config", errors)
+
+
 class Memory:
     """An agent's memory with dependency-aware revision.
 
@@ -298,16 +320,7 @@ class Memory:
         linker: str = "incremental",
         max_alternatives: int | None = None,
     ) -> None:
-        if max_depth is not None and max_depth < 0:
-            raise InvalidInputError("config", [("max_depth", "must be None or >= 0")])
-        if max_alternatives is not None and (
-            isinstance(max_alternatives, bool)
-            or not isinstance(max_alternatives, int)
-            or max_alternatives < 1
-        ):
-            raise InvalidInputError("config", [("max_alternatives", "must be None or an int >= 1")])
-        if max_cone is not None and max_cone < 1:
-            raise InvalidInputError("config", [("max_cone", "must be None or >= 1")])
+        check_limits(max_depth, max_cone, max_alternatives)
         self.max_cone = max_cone
         self.policy = policy or Policy()
         self.max_depth = max_depth

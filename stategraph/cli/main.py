@@ -213,11 +213,15 @@ def _open(args: argparse.Namespace, create: bool = False) -> Memory:
         StoreNotFoundError: a read-only command named a path where no file is.
         StoreError: the path is a folder.
     """
-    from stategraph.memory import Memory
+    from stategraph.memory import Memory, check_limits
     from stategraph.store.open import is_postgres, open_store
     from stategraph.store.sqlite import SQLiteStore
 
-    judge = _judge() if getattr(args, "judge", False) else None  # before a store is made
+    # the limits and the judge before a store is made: a refused option leaves no file
+    max_depth = getattr(args, "max_depth", None)
+    max_alternatives = getattr(args, "max_alternatives", None)
+    check_limits(max_depth=max_depth, max_alternatives=max_alternatives)
+    judge = _judge() if getattr(args, "judge", False) else None
     store: SQLiteStore
     if is_postgres(args.store):  # a tenant's store in PostgreSQL (stategraph.stores)
         store = open_store(args.store, busy_timeout=args.busy_timeout, create=create)
@@ -233,11 +237,11 @@ def _open(args: argparse.Namespace, create: bool = False) -> Memory:
     try:
         return Memory(
             store=store,
-            max_depth=getattr(args, "max_depth", None),
             rules=packs,
             grounder=getattr(args, "grounder", None),
             judge=judge,
-            max_alternatives=getattr(args, "max_alternatives", None),
+            max_depth=max_depth,
+            max_alternatives=max_alternatives,
         )
     except BaseException:
         store.close()

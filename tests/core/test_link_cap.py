@@ -144,3 +144,12 @@ def test_the_command_line_sets_the_cap_of_a_store(tmp_path: Path) -> None:
     mem = Memory(store)
     assert mem.max_alternatives == 4
     mem.close()
+
+
+@pytest.mark.parametrize("option", [["--max-alternatives", "0"], ["--max-depth", "-1"]])
+def test_a_command_given_a_limit_out_of_range_makes_no_store(
+    tmp_path: Path, option: list[str]
+) -> None:
+    store = tmp_path / "m.db"
+    assert main(["add", str(store), "--id", "f1", *option]) != 0
+    assert not store.exists()
