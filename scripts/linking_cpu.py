@@ -16,7 +16,7 @@ fact with the same text, one at a time: a death relinks the memories whose cappe
 derivations cite it (the cap keeps live derivations first), and this measures what that costs.
 
 With ``CAP``, the store keeps at most CAP rule derivations a memory (``max_alternatives``;
-default 64).
+without it, a new store's: 16, or 64 on a tree before stores kept a cap).
 
 The dense generator is read from this checkout's ``stategraph/bench/perf/densegen.py`` (so
 that a tree without it, ``main`` before issue 23, is measured on the same stream).
