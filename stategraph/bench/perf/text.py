@@ -65,7 +65,7 @@ class TextPerfOptions:
     relink_adds: int = 20
     workloads: list[str] = field(default_factory=lambda: ["sparse"])
     max_alternatives: int | None = None
-    """The stores' ``max_alternatives`` (None: the default)."""
+    """The stores' ``max_alternatives`` (None: a new store's)."""
     workload: str = "sparse"
     """The workload :func:`measure_size` measures (``run_text`` sets it for each process)."""
 
