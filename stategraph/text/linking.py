@@ -83,10 +83,11 @@ __all__ = [
 DEFAULT_ALTERNATIVES = 16
 """Derivations a memory keeps by default (``max_alternatives``, a new store's): the memories
 of the sparse workload (:mod:`stategraph.bench.perf.textgen`) have fewer than 8 at 10^4 and
-only a few have more than 16 at 10^5. Where thousands of memories rest on the same few facts (a dense store),
-each derived memory writes its whole cap of justifications, and a fact entering the cap
-displaces one in every memory it caps: 16 writes such a store twice as fast as 64 did (see
-``docs/how-to/text-memories.md``). A kept derivation is live whenever one is, at any cap."""
+only a few have more than 16 at 10^5. Where thousands of memories rest on the same few facts
+(a dense store), each derived memory writes its whole cap of justifications, and a fact
+entering the cap displaces one in every memory it caps: 16 writes such a store twice as fast
+as 64 did (see ``docs/how-to/text-memories.md``). A kept derivation is live whenever one is,
+at any cap."""
 
 LEGACY_ALTERNATIVES = 64
 """The cap of a store written before stores kept theirs (so what its memories were linked
