@@ -28,7 +28,7 @@ CITIES = ("beijing", "chengdu", "guangzhou", "hangzhou", "shanghai")
 
 
 def _write(mem: Memory, moves: int = 12, beliefs: int = 5) -> None:
-    """``moves`` moves to Shenzhen and ``beliefs`` commute beliefs resting on each of them."""
+    """``moves`` moves to Shenzhen and ``beliefs`` commute beliefs resting on them."""
     with mem.atomic():
         for i in range(moves):
             atoms = [f'moves(user,{CITIES[i % 5]},shenzhen,"2026-{i % 12 + 1:02d}")']
@@ -47,8 +47,8 @@ def test_a_memory_keeps_at_most_the_stores_cap_of_rule_derivations(place: Place)
     assert mem.max_alternatives == 3
     assert [_rule_links(mem, f"b{i:03d}") for i in range(5)] == [3] * 5
     assert_links_from_scratch(mem, "under a cap of 3")
-    # a cap cuts nothing a death can bring back: calling off the three cited moves brings in
-    # the next three, and the belief holds
+    # the cap never hides a live derivation: calling off the three cited moves brings in the
+    # next three, and the belief holds
     cited = {p for j in mem.justifications("b000") for p in j.premises}
     mem.retract(*sorted(cited))
     now = {p for j in mem.justifications("b000") for p in j.premises}
