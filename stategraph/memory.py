@@ -42,14 +42,13 @@ from stategraph.model import (
     id_list,
     normalise_id,
 )
-from stategraph.prepare import CAP_SETTING, GROUPS_SETTING, Preparer
+from stategraph.prepare import Preparer
 from stategraph.review.confirm import PendingReview, pending_review, review_change
 from stategraph.review.provenance import check_change, check_justification
 from stategraph.store.asof import AsOf, PastStore, resolve
 from stategraph.store.open import open_store
 from stategraph.store.sqlite import LogEntry, Since, Store
 from stategraph.text.candidates import CandidateProposer, Proposer
-from stategraph.text.linking import DEFAULT_ALTERNATIVES, LEGACY_ALTERNATIVES
 
 if TYPE_CHECKING:
     from stategraph.embedder import Embedder
@@ -88,6 +87,11 @@ def _id(state_id: str) -> str:
 
 
 _DEFAULT_PROPOSER = CandidateProposer()
+
+LINKS = "atom_nodes"
+"""How rule links are made, as the configuration logs it (``links``): through atom nodes
+(:mod:`stategraph.nodes`). A log entry with rule packs and without it was linked memory to
+memory, and is replayed with the links it carries (``linker="logged"``)."""
 
 _OPTIMISTIC = 3
 """Times a revision is computed without the write lock (and committed only if no other writer
@@ -233,11 +237,7 @@ def justifications_for(
     return out
 
 
-def check_limits(
-    max_depth: int | None = None,
-    max_cone: int | None = None,
-    max_alternatives: int | None = None,
-) -> None:
+def check_limits(max_depth: int | None = None, max_cone: int | None = None) -> None:
     """Refuse a memory's limits before anything is opened or made (see :class:`Memory`).
 
     Raises:
@@ -248,9 +248,6 @@ def check_limits(
         errors.append(("max_depth", "must be None or >= 0"))
     if max_cone is not None and max_cone < 1:
         errors.append(("max_cone", "must be None or >= 1"))
-    cap = max_alternatives
-    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
-        errors.append(("max_alternatives", "must be None or an int >= 1"))
     if errors:
         raise InvalidInputError("config", errors)
 
@@ -291,14 +288,10 @@ class Memory:
         busy_timeout: seconds to wait for another process's write lock (then
             :class:`~stategraph.errors.StoreBusyError`).
         create: create the store file if it is missing (False: a missing path is an error).
-        linker: ``"incremental"`` (relink only what new atoms can affect) or ``"scratch"``
-            (relink every memory at every change: the reference, for comparisons).
-        max_alternatives: the rule derivations a memory keeps (None: the store's; a new
-            store's is 16, one written before stores kept theirs has 64; see
-            :mod:`stategraph.text.linking`). More list more alternatives and make a dense
-            store (thousands of memories resting on the same few facts) slower to write,
-            about twice as slow at 64; a kept derivation is live whenever one is, at any
-            cap. Persisted in the store; a new value relinks every memory at the next change.
+        linker: ``"incremental"`` (link only what new atoms can affect), ``"scratch"``
+            (link every memory afresh at every change: the reference, for comparisons), or
+            ``"logged"`` (link nothing: each change carries its rule links, as a replay of a
+            log written before rule links went through atom nodes does).
     """
 
     def __init__(
@@ -318,9 +311,8 @@ class Memory:
         busy_timeout: float = 30.0,
         create: bool = True,
         linker: str = "incremental",
-        max_alternatives: int | None = None,
     ) -> None:
-        check_limits(max_depth, max_cone, max_alternatives)
+        check_limits(max_depth, max_cone)
         self.max_cone = max_cone
         self.policy = policy or Policy()
         self.max_depth = max_depth
@@ -328,24 +320,20 @@ class Memory:
             path if path is not None else ":memory:", busy_timeout=busy_timeout, create=create
         )
         self.rules, self.grounder = self._settings(rules, grounder)
-        self.max_alternatives = self._cap(max_alternatives)
         self.candidates = candidates
         self.assume = assume
         self.judge = judge
         self.judge_budget = judge_budget or JudgeBudget()
-        if linker not in ("incremental", "scratch"):
-            raise InvalidInputError("config", [("linker", "'incremental' or 'scratch'")])
+        if linker not in ("incremental", "scratch", "logged"):
+            raise InvalidInputError("config", [("linker", "'incremental', 'scratch' or 'logged'")])
+        self.linker = linker
         self._preparer = Preparer(
-            self.store,
-            self.policy,
-            self.rules,
-            self.grounder,
-            candidates,
-            assume,
-            self.max_alternatives,
+            self.store, self.policy, self.rules, self.grounder, candidates, assume
         )
         if linker == "scratch":
             self._preparer.incremental = None
+        elif linker == "logged":
+            self._preparer.linking = False
 
     def _settings(
         self, rules: Sequence[str] | str | None, grounder: str | None
@@ -366,24 +354,6 @@ class Memory:
             get_grounder(grounder)  # fail early on an unknown name
             self.store.set_setting("grounder", grounder)
         return tuple(rules), grounder
-
-    def _cap(self, given: int | None) -> int:
-        """The store's ``max_alternatives``, set to ``given`` when that differs (a new store
-        records the default). A store written before stores kept theirs has the one it was
-        linked under (:data:`~stategraph.text.linking.LEGACY_ALTERNATIVES`). Memories linked
-        under another cap are relinked: the groups recorded for delta linking are dropped, so
-        the next change relinks every memory (:meth:`Preparer._link`)."""
-        stored = self.store.get_setting(CAP_SETTING)
-        if stored is not None:
-            now: int | None = int(stored)
-        else:
-            now = LEGACY_ALTERNATIVES if self.store.ids(limit=1) else None
-        wanted = given if given is not None else now if now is not None else DEFAULT_ALTERNATIVES
-        if wanted != now:
-            self.store.set_setting(CAP_SETTING, wanted)
-            if now is not None:
-                self.store.set_setting(GROUPS_SETTING, None)
-        return wanted
 
     @classmethod
     def open(cls, path: str | Path, **options: Any) -> Memory:
@@ -421,8 +391,8 @@ class Memory:
             config["candidates"] = self.candidates.config()
         if not self.assume:
             config["assume"] = False
-        if self.rules and self.max_alternatives != LEGACY_ALTERNATIVES:  # absent: as before
-            config["max_alternatives"] = self.max_alternatives
+        if self.rules and self.linker != "logged":  # absent: linked memory to memory
+            config["links"] = LINKS
         if self.judge is not None:
             b = self.judge_budget
             budget: dict[str, Any] = {"calls": b.calls, "tokens": b.tokens, "rounds": b.rounds}

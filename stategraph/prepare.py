@@ -9,52 +9,38 @@ checked where logic can decide them; and a supersession whose replacement still 
 same conclusions is marked compatible. The completed change is what the revision applies and
 what the log records.
 
-Cost: linking costs what it changes (issue 23). With the store's atom index, a change
-relinks only the groups of memories (memories with the same atoms) watching a pattern its atoms
-match, evaluates each twice (before and after the change), and writes the justifications that
-differ: a new fact that a thousand memories' derivations do not take in costs two evaluations
-of their one group, not a thousand relinks; one that a thousand memories take in writes a
-thousand justifications and reads none of theirs whole.
+Cost: linking costs what it changes (issues 23 and 40). Rule links go through atom nodes
+(:mod:`stategraph.text.linking`): with the store's atom index, a change evaluates again only
+the atoms whose firings watch a pattern its new atoms match, and writes the justifications
+that differ; a new fact carrying an atom a thousand memories rest on is one justification of
+that atom's node.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from stategraph.engine.policy import Policy
 from stategraph.engine.revise import LinkWrites
 from stategraph.grounding.terms import argument_terms
 from stategraph.model import Change, EdgeCheck, Justification, Origin, State
+from stategraph.nodes import ATOM_KIND
 from stategraph.store.sqlite import Store
+from stategraph.text.atom_index import LINKED_SETTING
 from stategraph.text.candidates import Proposer
 from stategraph.text.linking import (
-    DEFAULT_ALTERNATIVES,
-    GroupCache,
     IncrementalLinker,
-    Links,
-    RuleLinker,
-    parse_atom,
+    LinkDelta,
+    StoredGraph,
+    downstream_memories,
+    link_from_scratch,
+    reached_nodes,
 )
+from stategraph.text.linking import check as check_by_rules
 
 if TYPE_CHECKING:
-    import clingo
-
-    from stategraph.text.atom_index import LinkIndex, StoreInputs
-    from stategraph.text.linking import Group
-
-GROUPS_SETTING = "link_groups"
-"""The setting naming the packs for which every linked memory's group and watches are
-recorded (:mod:`stategraph.text.atom_index`); None (or other packs): the next change links
-every memory and records them."""
-
-CAP_SETTING = "max_alternatives"
-"""The setting holding the store's ``max_alternatives`` (absent from a store written before
-stores kept one: :data:`~stategraph.text.linking.LEGACY_ALTERNATIVES`)."""
-
-_REPLACEABLE = frozenset({Origin.recovered, Origin.assumed, Origin.rule})
-"""Origins a rule derivation with the same premises replaces (or refreshes)."""
+    from stategraph.text.atom_index import LinkIndex
 
 WITHHELD = "withheld_atoms"
 """The metadata key under which a replacement read unclean keeps the atoms grounding found
@@ -64,30 +50,7 @@ _UNREAD = "superseded"
 """The method of a candidate left by a rule link through a fact whose replacement the
 grounder could not read (:meth:`Preparer.unread_replacements`)."""
 
-__all__ = ["CAP_SETTING", "GROUPS_SETTING", "WITHHELD", "Preparer"]
-
-_Key = tuple[str, tuple[str, ...], tuple[str, ...]]
-
-
-@dataclass(frozen=True)
-class _Linked:
-    """What linking a change found (:meth:`Preparer._link`).
-
-    Attributes:
-        links: the derivations of the memories it linked (for checking candidates).
-        produced: rule justifications the rules now give (all of a relinked memory's, or,
-            linking by delta, those new or changed).
-        dropped: identities of rule justifications the rules no longer give.
-        stored: the stored justifications with those identities (or, relinking whole, every
-            justification of the relinked memories).
-        writes: what the atom index records.
-    """
-
-    links: Links
-    produced: dict[_Key, Justification]
-    dropped: set[_Key]
-    stored: dict[_Key, Justification]
-    writes: LinkWrites
+__all__ = ["WITHHELD", "Preparer"]
 
 
 class Preparer:
@@ -102,7 +65,6 @@ class Preparer:
             (None: such a state gets only its ``context`` as candidates).
         assume: a derived state asserted with no basis and no candidate holds as an
             assumption (an ``assumed`` justification); False leaves it without support.
-        max_alternatives: rule derivations kept per memory (see :mod:`stategraph.text.linking`).
     """
 
     def __init__(
@@ -113,22 +75,20 @@ class Preparer:
         grounder: str | None,
         proposer: Proposer | None = None,
         assume: bool = True,
-        max_alternatives: int = DEFAULT_ALTERNATIVES,
     ) -> None:
         self.store = store
         self.policy = policy
         self.grounder = grounder
         self.rules = tuple(rules)
-        cap = max_alternatives
-        self.linker: RuleLinker | None = RuleLinker(rules, cap) if rules else None
         self.incremental: IncrementalLinker | None = None
         if rules:
             try:
-                self.incremental = IncrementalLinker(rules, cap)
+                self.incremental = IncrementalLinker(rules)
             except ValueError:  # recursive packs: link from scratch
                 self.incremental = None
         self._link_index: LinkIndex | None = None
-        self._groups = GroupCache()
+        self.linking = True
+        """False: link nothing (each change carries its rule links, as a replayed one does)."""
         self.proposer = proposer
         self.assume = assume
         self.grounded_ahead: dict[tuple[str, int | None], tuple[str, ...]] = {}
@@ -142,10 +102,9 @@ class Preparer:
         """The completed change, the ids of compatibly superseded states, and what the
         store's atom index must record with it (``judged``: a judge settles this revision's
         undecided edges)."""
-        change, links, compatible, writes = self.link(self.ground(change))
-        change = self.keep_rule_links(change)
+        change, graph, compatible, writes = self.link(self.ground(change))
         change = self.replace_stand_ins(self.propose(change))
-        checked = tuple(self.check(j, change, links) for j in change.add_justifications)
+        checked = tuple(self.check(j, change, graph) for j in change.add_justifications)
         if checked != change.add_justifications:
             change = change.model_copy(update={"add_justifications": checked})
         return self.unread_replacements(change, judged), compatible, writes
@@ -157,11 +116,11 @@ class Preparer:
         that closed-world: what the rules derived only through the old fact goes, which is
         right when the replacement undoes the fact in words the grounder misses ("the
         conference was cancelled") and wrong when it keeps it ("moved to 9 am the same
-        day"). With a judge, it is asked instead: each rule justification citing the
-        superseded fact becomes a ``recovered`` one whose only candidate is that fact
-        (method ``superseded``; its other premises are checked dependencies), so its head is
-        undecided once nothing else carries it and the judge settles the edge with the
-        replacement quoted (past the judge's budget, the head goes to confirmation).
+        day"). With a judge, it is asked instead: each memory whose rule links go through the
+        superseded fact (through the atom nodes it carries) gets a ``recovered``
+        justification whose only candidate is that fact (method ``superseded``), so it is
+        undecided once nothing else carries its atoms, and the judge settles the edge with
+        the replacement quoted (past the judge's budget, the memory goes to confirmation).
 
         A replacement read unclean (:data:`WITHHELD`: atoms found, but a negation or
         cancellation cue left over, or a thing the old fact names mentioned and not read) is
@@ -171,7 +130,7 @@ class Preparer:
         supported is safe; without a judge those states go to confirmation. A replacement
         read cleanly is left to the rules.
         """
-        if self.linker is None or self.grounder is None:
+        if not self.rules or not self.linking or self.grounder is None:
             return change
         unread = [
             s.id
@@ -180,23 +139,23 @@ class Preparer:
         ]
         if not unread:
             return change
-        touched = {j.key for j in (*change.add_justifications, *change.remove_justifications)}
+        graph = StoredGraph(self.store)
+        graph.lay(change.add_justifications, change.remove_justifications)
+        heads = {j.head for j in change.add_justifications}
         added: list[Justification] = []
         for old in unread:
             found = self.store.state(old)
             if found is None or not found[0].atoms:
                 continue  # it carried no atoms: the rules derived nothing from it
-            for j in self.store.citing(old):
-                if j.origin is not Origin.rule or old not in j.premises or j.key in touched:
+            for head in downstream_memories(graph, old):
+                if head in heads:
                     continue
-                others = {p: EdgeCheck.dependency for p in j.premises if p != old}
                 added.append(
-                    j.model_copy(
-                        update={
-                            "origin": Origin.recovered,
-                            "checked": others,
-                            "proposed": {old: _UNREAD},
-                        }
+                    Justification(
+                        head=head,
+                        premises=(old,),
+                        origin=Origin.recovered,
+                        proposed={old: _UNREAD},
                     )
                 )
         if not added:
@@ -204,59 +163,6 @@ class Preparer:
         return change.model_copy(
             update={"add_justifications": change.add_justifications + tuple(added)}
         )
-
-    def keep_rule_links(self, change: Change) -> Change:
-        """Keep what the rules derive when the writer removes a justification of its own.
-
-        A declared justification with the premises of a rule derivation is stored as one row,
-        the writer's (:meth:`link`). Removing it must not take the rules' link with it: a
-        head's rule justifications are a function of the store's atoms, the same whichever
-        way the store was written. So such a removal replaces the row with the rule
-        justification instead of deleting it.
-        """
-        if self.linker is None or not change.remove_justifications:
-            return change
-        removed = {j.key for j in change.remove_justifications}
-        # the origins a rule derivation leaves standing (link): declared, a judge's, a review's
-        own = [
-            j
-            for j in self.store.justifications_by_key(sorted(removed)).values()
-            if j.origin not in _REPLACEABLE
-        ]
-        states = [st for h in sorted({j.head for j in own}) if (st := self._with_atoms(h))]
-        if not states:
-            return change
-        ended = {*change.retract, *(s.id for s in change.supersede)}
-        derived = {j.key: j for j in self._derive(states, ended).justifications()}
-        kept = {j.key: derived[j.key] for j in own if j.key in derived}
-        if not kept:
-            return change
-        return change.model_copy(
-            update={
-                "remove_justifications": tuple(
-                    j for j in change.remove_justifications if j.key not in kept
-                ),
-                "add_justifications": change.add_justifications + tuple(kept.values()),
-            }
-        )
-
-    def _with_atoms(self, sid: str) -> State | None:
-        found = self.store.state(sid)
-        return found[0] if found is not None and found[0].atoms else None
-
-    def _derive(self, heads: list[State], ended: set[str]) -> Links:
-        """The rule derivations of stored memories, as the store's atoms give them once the
-        states ``ended`` are retracted or superseded."""
-        assert self.linker is not None
-        index = self._index()
-        if index is None or self.incremental is None:
-            atoms = {s.id: s.atoms for s in self.store.with_atoms()}
-            dead = self.store.inactive(atoms) | ended
-            return self.linker.link(atoms, [h.id for h in heads], dead)
-        from stategraph.text.atom_index import StoreInputs
-
-        atoms_of = {h.id: [parse_atom(a, h.id) for a in h.atoms] for h in heads}
-        return self.incremental.link(StoreInputs(index, {}, ended), atoms_of)
 
     def propose(self, change: Change) -> Change:
         """Give each derived state asserted without a basis its candidates, or an assumption.
@@ -382,279 +288,113 @@ class Preparer:
             }
         )
 
-    def link(self, change: Change) -> tuple[Change, Links | None, frozenset[str], LinkWrites]:
-        """Add rule justifications; find compatible supersessions."""
-        new_states = [*change.assert_, *(s.with_ for s in change.supersede)]
-        links = None
-        added: list[Justification] = []
-        stale: list[Justification] = []
-        writes = LinkWrites()
-        dying: list[State] = []
-        if self.linker is not None:
-            ended = sorted({*change.retract, *(s.id for s in change.supersede)})
-            dying = [st for sid in ended if (st := self._with_atoms(sid))]
-        if self.linker is not None and (
-            dying or any(s.atoms for s in new_states) or self._relink_due()
-        ):
-            linked = self._link(new_states, dying)
-            links, writes, stored = linked.links, linked.writes, linked.stored
-            given = {j.key for j in change.add_justifications if j.origin not in _REPLACEABLE}
-            # A rule derivation with the premises of a candidate or an assumption confirms
-            # it (it becomes the rule justification); one the writer declares (stored, or in
-            # this very change), or a judge or a reviewer recorded, stays as it is.
-            added = [
-                j
-                for k, j in sorted(linked.produced.items())
-                if k not in given
-                and (
-                    k not in stored
-                    or (
-                        stored[k].origin in _REPLACEABLE
-                        and stored[k] != j
-                        and _UNREAD not in stored[k].proposed.values()
-                    )
-                )
-            ]
-            stale = [
-                stored[k]
-                for k in sorted(linked.dropped)
-                if k in stored and stored[k].origin is Origin.rule
-            ]
-        # compatible: a head the rules now link through the replacement was linked through
-        # the superseded fact (only the heads linked through the replacement are read)
+    def link(self, change: Change) -> tuple[Change, StoredGraph | None, frozenset[str], LinkWrites]:
+        """Add the rule links the change's states make (atom nodes and their justifications,
+        :mod:`stategraph.text.linking`), and find compatible supersessions.
+
+        Returns:
+            The change, the rule links as it leaves them (None without rule packs), the
+            superseded ids whose replacement carries on some of their rule links, and what
+            the atom index records.
+        """
+        if not self.rules or not self.linking:
+            return change, None, frozenset(), LinkWrites()
+        new_states = [
+            *(s for s in change.assert_ if s.kind != ATOM_KIND),
+            *(s.with_ for s in change.supersede),
+        ]
+        delta, writes = self._link(new_states)
+        graph = StoredGraph(self.store, delta)
+        graph.lay(change.add_justifications, change.remove_justifications)
         compatible = frozenset(
-            s.id
-            for s in change.supersede
-            if (through := {j.head for j in added if s.with_.id in j.premises})
-            and any(
-                j.origin is Origin.rule and s.id in j.premises
-                for j in self.store.justifications_for(sorted(through))
-            )
+            s.id for s in change.supersede if self._carries_on(graph, s.id, s.with_.id)
         )
-        if not added and not stale:
-            return change, links, compatible, writes
+        if not delta.added and not delta.removed and not delta.nodes:
+            return change, graph, compatible, writes
+        # a replayed change carries its links already: each is made once
+        given = {j.key for j in change.add_justifications}
+        taken = {j.key for j in change.remove_justifications}
+        named = {s.id for s in change.assert_}
         update = {
-            "add_justifications": change.add_justifications + tuple(added),
-            "remove_justifications": change.remove_justifications + tuple(stale),
+            "assert_": change.assert_ + tuple(n for n in delta.nodes if n.id not in named),
+            "add_justifications": change.add_justifications
+            + tuple(j for j in delta.added if j.key not in given),
+            "remove_justifications": change.remove_justifications
+            + tuple(j for j in delta.removed if j.key not in taken),
         }
-        return change.model_copy(update=update), links, compatible, writes
+        return change.model_copy(update=update), graph, compatible, writes
+
+    @staticmethod
+    def _carries_on(graph: StoredGraph, old: str, new: str) -> bool:
+        """Whether the replacement reaches an atom node the superseded state reaches: then it
+        still supports some of the same conclusions through the rules."""
+        reached = reached_nodes(graph, new)
+        return bool(reached) and not reached.isdisjoint(reached_nodes(graph, old))
 
     def _relink_due(self) -> bool:
-        """Whether the store's groups were dropped (a new cap, :class:`~stategraph.Memory`) or
-        recorded for other packs: then any change relinks every memory, one with no atoms
-        too, so that a new cap is in force from the next change on."""
-        return (
-            self.incremental is not None
-            and self._index() is not None
-            and self.store.get_setting(GROUPS_SETTING) != list(self.rules)
-        )
+        """Whether the store's rule links must be made afresh: its atom index was recorded for
+        other packs, or never (a store linked before atom nodes, or loaded in bulk)."""
+        return bool(self.store.get_setting(LINKED_SETTING) != list(self.rules))
 
-    def _link(self, new_states: list[State], dying: list[State]) -> _Linked:
-        """What the rules now derive that they did not, and no longer derive that they did,
-        for every memory the new states, and the states the change retracts or supersedes
-        (``dying``: the cap keeps derivations through live states first), can affect; and
-        what the index must record.
+    def _link(self, new_states: list[State]) -> tuple[LinkDelta, LinkWrites]:
+        """The rule links the new states make, as a delta over the store's, and what the atom
+        index records.
 
-        Incrementally where the store has an atom index whose groups are complete for these
-        packs (:meth:`_link_delta`); otherwise every memory with atoms is linked (and, where
-        there is an index, its group and watches recorded so that the next change is
-        incremental), and compared with everything stored for it.
+        Incrementally where the packs allow it and the index is complete for them; otherwise
+        every memory is linked afresh (the atom index rebuilt where there is one: a store
+        linked before atom nodes is relinked so, once) and compared with every rule link
+        stored.
         """
-        assert self.linker is not None
-        index = self._index()
-        if index is None or self.incremental is None:
-            # Link over every state with atoms, retracted ones too: they are false, so a
-            # justification citing one fails and one blocked by one is free, as it should be;
-            # the rule justifications of a head are then a function of the store's atoms.
+        if self.incremental is None:
             states = {s.id: s for s in self.store.with_atoms()}
             states.update({s.id: s for s in new_states})
-            derived = [s for s, st in states.items() if not self.policy.is_exogenous(st)]
-            dead = self.store.inactive(states) | {s.id for s in dying}
-            links = self.linker.link({s: st.atoms for s, st in states.items()}, derived, dead)
-            return self._against_stored(links, derived, LinkWrites())
-        from stategraph.text.atom_index import StoreInputs, group_key
+            linked = link_from_scratch(states.values(), self.rules, self.policy)
+            return self._against_stored(linked.justifications, linked.nodes), LinkWrites()
+        index = self._index()
+        if not self._relink_due():
+            delta = self.incremental.link(self.store, index, new_states, self.policy)
+            writes = LinkWrites(
+                tuple(delta.demand_add),
+                tuple(delta.demand_drop),
+                tuple(delta.watch_add),
+                tuple(delta.watch_drop),
+            )
+            return delta, writes
+        everything = self.store.with_atoms()
+        fresh = self.incremental.link(self.store, index, new_states, self.policy, everything)
+        delta = self._against_stored(
+            {j.key: j for j in fresh.added}, {n.id: n.text for n in fresh.nodes}
+        )
+        writes = LinkWrites(
+            tuple(sorted(fresh.demand_add)), (), tuple(sorted(fresh.watch_add)), (), self.rules
+        )
+        return delta, writes
 
-        new = {s.id: [parse_atom(a, s.id) for a in s.atoms] for s in new_states if s.atoms}
-        inputs = StoreInputs(index, new, (s.id for s in dying))
-        if self.store.get_setting(GROUPS_SETTING) == list(self.rules):
-            ended = [parse_atom(a, s.id) for s in dying for a in s.atoms]
-            return self._link_delta(index, inputs, new, new_states, ended)
-        self._groups.clear()
-        heads = {s.id: s for s in new_states if s.atoms and not self.policy.is_exogenous(s)}
-        for st in self.store.with_atoms():
-            if not self.policy.is_exogenous(st):
-                heads.setdefault(st.id, st)
-        atoms = {sid: [parse_atom(a, sid) for a in st.atoms] for sid, st in heads.items()}
-        ev = self.incremental.evaluation(inputs)
-        links = Links()
-        members: list[tuple[str, str]] = []
-        watched: dict[str, frozenset[str]] = {}
-        for head in sorted(heads):
-            found = ev.head(head, atoms[head])
-            if found:
-                links.derivations[head] = found
-            grp = group_key(atoms[head])
-            members.append((grp, head))
-            watched[grp] = ev.group(atoms[head]).keys
-        watches = tuple((k, g) for g in sorted(watched) for k in sorted(watched[g]))
-        writes = LinkWrites(tuple(members), watches, (), self.rules)
-        return self._against_stored(links, sorted(heads), writes)
-
-    def _against_stored(self, links: Links, heads: list[str], writes: LinkWrites) -> _Linked:
-        """Every derivation of these heads, against everything stored for them."""
-        produced = {j.key: j for j in links.justifications()}
-        found = self.store.justifications_for(heads) if heads else []
-        stored = {j.key: j for j in found}
-        dropped = {k for k, j in stored.items() if j.origin is Origin.rule and k not in produced}
-        return _Linked(links, produced, dropped, stored, writes)
-
-    def _link_delta(
+    def _against_stored(
         self,
-        index: LinkIndex,
-        inputs: StoreInputs,
-        new: dict[str, list[clingo.Symbol]],
-        new_states: list[State],
-        ended: list[clingo.Symbol],
-    ) -> _Linked:
-        """Delta linking (issue 23): only what the new atoms change, and the deaths of the
-        states carrying ``ended`` (the cap keeps derivations through live states first).
+        produced: dict[tuple[str, tuple[str, ...], tuple[str, ...]], Justification],
+        nodes: dict[str, str],
+    ) -> LinkDelta:
+        """Every rule link the store should hold, against every one it holds: the delta."""
+        from stategraph.text.linking import node_state
 
-        The groups the new atoms concern (those watching a pattern they match) are evaluated
-        over the store as committed and with the change's atoms laid over it; only where the
-        two differ are the group's members read, and each is given what was added and what
-        was dropped. The stored justifications read are those with the identities added or
-        dropped, nothing else of a member. New derived memories get their group's
-        derivations whole. A group's derivations over the committed store are kept between
-        changes (:class:`~stategraph.text.linking.GroupCache`), so a group is evaluated once per
-        change that concerns it. What makes this exact is that every stored member's rule
-        links are its group's derivations over the committed store (the property suite
-        holds linking to :func:`~stategraph.text.linking.link_from_scratch` change after change).
-        """
-        from stategraph.text.atom_index import StoreInputs, group_atoms, group_key
-        from stategraph.text.linking import delta, rule_justification, rule_key
-        from stategraph.text.topdown import Carry, carrier_key
+        stored = {j.key: j for j in self.store.justifications() if j.origin is Origin.rule}
+        delta = LinkDelta()
+        delta.added = [j for k, j in sorted(produced.items()) if stored.get(k) != j]
+        delta.removed = [j for k, j in sorted(stored.items()) if k not in produced]
+        existing = self.store.truths(sorted(nodes))
+        delta.nodes = [node_state(n, a) for n, a in sorted(nodes.items()) if n not in existing]
+        return delta
 
-        assert self.incremental is not None
-        cache = self._groups
-        cache.settle(index.version())
-        changed, new_atoms = self.incremental.changed(
-            index, inputs, (a for v in new.values() for a in v)
-        )
-        affected = index.watchers(changed)
-        # A death changes only the groups the cap cut whose derivations cite the dying state
-        # (the cap then takes the next live derivation; one it never reached moves nothing
-        # before it) or one of their own memories (whose own go past the group's).
-        bereaved = index.watchers({carrier_key(a) for a in ended} - changed) - affected
-        now = self.incremental.evaluation(inputs, Carry(cache.firings, changed, new_atoms))
-        before = self.incremental.evaluation(
-            StoreInputs(index, {}), Carry(cache.firings, frozenset(), ())
-        )
-        after: dict[str, Group] = {}
-
-        def current(grp: str, atoms: list[clingo.Symbol]) -> Group:
-            found = after.get(grp)
-            if found is None:
-                kept = None if grp in affected else cache.get(grp)
-                found = after[grp] = kept if kept is not None else now.group(atoms)
-            return found
-
-        links = Links()
-        produced: dict[tuple[str, tuple[str, ...], tuple[str, ...]], Justification] = {}
-        dropped: set[tuple[str, tuple[str, ...], tuple[str, ...]]] = set()
-        watch_add: list[tuple[str, str]] = []
-        watch_drop: list[tuple[str, str]] = []
-        for grp in sorted(affected | bereaved):
-            atoms = group_atoms(grp)
-            old = cache.get(grp) or before.group(atoms)
-            # a memory the group's derivations cite has its own, which go past the group's
-            # (those through itself are skipped): they can change when the group's do not
-            selves = index.members_among(grp, old.states)
-            if grp in bereaved:
-                if not old.capped or (not old.states & inputs.dying and not selves):
-                    continue  # unchanged: kept in the cache as it is
-                affected.add(grp)
-            cur = current(grp, atoms)
-            watch_add += [(k, grp) for k in sorted(cur.keys - old.keys)]
-            watch_drop += [(k, grp) for k in sorted(old.keys - cur.keys)]
-            unchanged = old.by_key == cur.by_key
-            if unchanged and not selves:
-                continue
-            own = old.states | cur.states
-            shared = delta(old.derivations, cur.derivations)
-            for head in sorted(selves) if unchanged else index.members(grp):
-                if head in own:
-                    added, gone = delta(before.head(head, atoms), now.head(head, atoms))
-                    links.derivations[head] = now.head(head, atoms)
-                else:
-                    added, gone = shared
-                    links.derivations[head] = cur.derivations
-                for d in added:
-                    j = rule_justification(head, d)
-                    produced[j.key] = j
-                for d in gone:
-                    dropped.add(rule_key(head, d))
-        members: list[tuple[str, str]] = []
-        fresh: set[str] = set()
-        for st in new_states:
-            if not st.atoms or self.policy.is_exogenous(st):
-                continue
-            atoms = new[st.id]
-            grp = group_key(atoms)
-            group = current(grp, atoms)
-            found = now.head(st.id, atoms) if st.id in group.states else group.derivations
-            if found:
-                links.derivations[st.id] = found
-            for d in found:
-                j = rule_justification(st.id, d)
-                produced[j.key] = j
-            members.append((grp, st.id))
-            if grp not in affected and grp not in fresh and not index.has_group(grp):
-                fresh.add(grp)
-                watch_add += [(k, grp) for k in sorted(group.keys)]
-        cache.keep(before.firings())
-        committed = self._committed(new_states, inputs)
-        if committed is not None:  # else the change will fail
-            cache.expect(committed, after, now.firings())
-        # a memory this change writes has nothing stored yet: only the others' rows are read
-        new_ids = {st.id for st in new_states}
-        unstored = new_ids - self.store.truths(sorted(new_ids)).keys()
-        asked = sorted(k for k in {*produced, *dropped} if k[0] not in unstored)
-        stored = self.store.justifications_by_key(asked)
-        writes = LinkWrites(tuple(members), tuple(watch_add), tuple(watch_drop))
-        return _Linked(links, produced, dropped, stored, writes)
-
-    def _stored_atoms(self, sid: str) -> tuple[str, ...] | None:
-        found = self.store.state(sid)
-        return None if found is None else found[0].atoms
-
-    def _committed(self, new_states: list[State], inputs: StoreInputs) -> Callable[[], bool] | None:
-        """What shows that this change was committed: its first new state stored with its
-        atoms, or (a change that only retracts) its first retracted state inactive; None when
-        that is so already (the change will fail)."""
-        if new_states:
-            st = new_states[0]
-            if self._stored_atoms(st.id) is not None:
-                return None
-            return lambda: self._stored_atoms(st.id) == st.atoms
-        sid = min(inputs.dying)
-        found = self.store.state(sid)
-        if found is None or not found[1]:
-            return None
-        return lambda: (now := self.store.state(sid)) is not None and not now[1]
-
-    def _index(self) -> LinkIndex | None:
-        """The store's atom index, where it keeps one (the SQLite store does)."""
-        from stategraph.store.sqlite import SQLiteStore
-
-        if not isinstance(self.store, SQLiteStore):
-            return None
+    def _index(self) -> LinkIndex:
+        """The store's atom index."""
         if self._link_index is None:
             from stategraph.text.atom_index import LinkIndex
 
-            self._link_index = LinkIndex(self.store.conn)
+            self._link_index = LinkIndex(self.store.conn)  # type: ignore[attr-defined]
         return self._link_index
 
-    def check(self, j: Justification, change: Change, links: Links | None) -> Justification:
+    def check(self, j: Justification, change: Change, graph: StoredGraph | None) -> Justification:
         """Classify the candidate premises of a recovered justification, where logic can."""
         if not j.candidates():
             return j
@@ -672,7 +412,7 @@ class Preparer:
             verdict = None
             if head is not None and self.policy.is_exogenous(head):
                 verdict = (EdgeCheck.independent, f"{j.head} is a fact: it holds on its own")
-            elif links is not None and (by_rules := links.check(j.head, p)) is not None:
+            elif graph is not None and (by_rules := check_by_rules(graph, j.head, p)) is not None:
                 verdict = by_rules
             else:
                 other = next((o for o in others if p not in o.premises), None)

@@ -69,7 +69,6 @@ from stategraph.store.revlog import GENESIS, UnreadableColumn, find_breaks, unpa
 from stategraph.store.sqlite import SQLiteStore, canonical_json
 from stategraph.store.tables import CONFIG_KEY
 from stategraph.text.candidates import Proposer, proposer_from_config
-from stategraph.text.linking import LEGACY_ALTERNATIVES
 
 __all__ = [
     "FIELDS",
@@ -403,12 +402,9 @@ class _Replayer:
     def _memory(self, row: LogRow) -> Memory:
         """A memory over the replay's store with the entry's configuration (one per distinct
         configuration: the rule packs are compiled once)."""
-        key = _without_digest(row.config)
+        key = _without_digest(_without_cap(row.config))
         found = self._memories.get(key)
         if found is not None:
-            # an entry between may have set another cap in the store: set this one's again,
-            # as opening the memory with it did (a friend's access: the memory's own rule)
-            found._cap(found.max_alternatives)
             return found
         try:
             config = json.loads(row.config)
@@ -420,9 +416,9 @@ class _Replayer:
             }
             if "max_cone" in config:
                 options["max_cone"] = config["max_cone"]
-            # absent: logged before stores kept a cap, so the one they had (not the replay
-            # store's setting, which an entry before this one may have changed)
-            options["max_alternatives"] = config.get("max_alternatives", LEGACY_ALTERNATIVES)
+            if options["rules"] and "links" not in config:
+                # linked memory to memory, before atom nodes: the change carries its links
+                options["linker"] = "logged"
             if "judge" in config:
                 # a budget logged before the deadline existed had none
                 budget = {"seconds": None, **config["judge"]["budget"]}
@@ -467,17 +463,32 @@ def _without_digest(config: str) -> str:
     return canonical_json({k: v for k, v in value.items() if k != CONFIG_KEY})
 
 
+def _without_cap(config: str) -> str:
+    """A logged configuration without the cap on rule derivations an entry linked memory to
+    memory under (``max_alternatives``, before atom nodes): its replay carries the links the
+    change logged, under no cap."""
+    try:
+        value = json.loads(config)
+    except json.JSONDecodeError:
+        return config
+    if not isinstance(value, dict) or "max_alternatives" not in value or "links" in value:
+        return config
+    return canonical_json({k: v for k, v in value.items() if k != "max_alternatives"})
+
+
 def _compared(field: str, logged: LogRow, replayed: LogRow) -> tuple[str, str]:
     """One field of a logged entry and of its replay, as they are compared: ``config``
     without the tables' digest (:mod:`stategraph.store.tables`), then ``tables``, the whole
     configuration, with the digest left out of the replay's where the entry, written before
-    the digest, has none. Every other entry's digest must be the replay's: the replay
-    rebuilds the tables from the log alone."""
+    the digest, has none (and the cap of an entry linked before atom nodes left out of the
+    logged one). Every other entry's digest must be the replay's: the replay rebuilds the
+    tables from the log alone."""
+    config = _without_cap(logged.config)
     if field == "config":
-        return _without_digest(logged.config), _without_digest(replayed.config)
+        return _without_digest(config), _without_digest(replayed.config)
     if field == "tables":
-        legacy = _without_digest(logged.config) == logged.config
-        return logged.config, (_without_digest(replayed.config) if legacy else replayed.config)
+        legacy = _without_digest(config) == config
+        return config, (_without_digest(replayed.config) if legacy else replayed.config)
     return getattr(logged, field), getattr(replayed, field)
 
 

@@ -219,8 +219,7 @@ def _open(args: argparse.Namespace, create: bool = False) -> Memory:
 
     # the limits and the judge before a store is made: a refused option leaves no file
     max_depth = getattr(args, "max_depth", None)
-    max_alternatives = getattr(args, "max_alternatives", None)
-    check_limits(max_depth=max_depth, max_alternatives=max_alternatives)
+    check_limits(max_depth=max_depth)
     judge = _judge() if getattr(args, "judge", False) else None
     store: SQLiteStore
     if is_postgres(args.store):  # a tenant's store in PostgreSQL (stategraph.stores)
@@ -241,7 +240,6 @@ def _open(args: argparse.Namespace, create: bool = False) -> Memory:
             grounder=getattr(args, "grounder", None),
             judge=judge,
             max_depth=max_depth,
-            max_alternatives=max_alternatives,
         )
     except BaseException:
         store.close()
@@ -683,14 +681,6 @@ def build_parser(
                 metavar="NAME",
                 help="ground memory text into atoms, e.g. stategraph.rule_grounder.v1 (kept "
                 "in the store)",
-            )
-            p.add_argument(
-                "--max-alternatives",
-                type=int,
-                metavar="N",
-                help="rule derivations a memory keeps (a new store's: 16; more list more "
-                "alternatives and write a dense store slower, about half as fast at 64; kept "
-                "in the store, a new value relinks every memory)",
             )
         return p
 

@@ -32,6 +32,7 @@ from stategraph.engine.derivation import justification_value
 from stategraph.engine.graph import Cone, SupportGraph
 from stategraph.engine.policy import Policy
 from stategraph.model import Truth
+from stategraph.nodes import is_internal
 
 __all__ = ["REACH_BUDGET", "REACH_FLOOR", "EdgeReader", "frontier_outcome", "tainted", "walk"]
 
@@ -78,6 +79,10 @@ def _bfs(
 ) -> _Walk:
     """Every hop distance up to the bound, and the states one hop past it.
 
+    A hop is one memory further: the atom nodes of rule links (:mod:`stategraph.nodes`) sit at
+    the distance of the state they are reached from, so a memory linked through three atom
+    steps is still one hop from the fact it rests on.
+
     A level is past the bound if it is deeper than ``max_depth``, or if taking it would make
     the walk reach more than ``max_cone`` states (the seeds are always taken).
     """
@@ -87,12 +92,20 @@ def _bfs(
     d = 0
     while frontier:
         found: list[str] = []
-        for src, head, follow in reader.out_edges(frontier):
-            if head not in depth:
-                depth[head] = d + 1
-                found.append(head)
-            if follow:
-                opened.setdefault(src, []).append(head)
+        level = frontier
+        while level:  # an atom node is no hop: it is walked at its source's distance
+            inner: list[str] = []
+            for src, head, follow in reader.out_edges(level):
+                if head not in depth:
+                    if is_internal(head):
+                        depth[head] = d
+                        inner.append(head)
+                    else:
+                        depth[head] = d + 1
+                        found.append(head)
+                if follow:
+                    opened.setdefault(src, []).append(head)
+            level = sorted(inner)
         if found and max_depth is not None and d + 1 > max_depth:
             limit: str | None = "depth_limit"
         elif found and max_cone is not None and len(depth) > max_cone:

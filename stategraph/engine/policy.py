@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from stategraph.errors import InvalidKindError
+from stategraph.errors import InvalidInputError, InvalidKindError
+from stategraph.nodes import ATOM_KIND
 from stategraph.values import ActionStatus
 
 if TYPE_CHECKING:
@@ -43,6 +44,11 @@ class KindPolicy:
     action: bool = False
 
 
+_ATOM = KindPolicy()
+"""The policy of the atom nodes rule links go through (:mod:`stategraph.nodes`): derived,
+holding while justified, whatever kinds a memory accepts."""
+
+
 def _default_kinds() -> dict[str, KindPolicy]:
     return {
         "fact": KindPolicy(exogenous=True),
@@ -58,6 +64,12 @@ class Policy:
 
     kinds: Mapping[str, KindPolicy] = field(default_factory=_default_kinds)
 
+    def __post_init__(self) -> None:
+        if ATOM_KIND in self.kinds:
+            raise InvalidInputError(
+                "policy", [("kind", f"{ATOM_KIND!r} is reserved for the atom nodes of rule links")]
+            )
+
     def of(self, state: Kinded) -> KindPolicy:
         """The policy of a state's kind.
 
@@ -67,6 +79,8 @@ class Policy:
         try:
             return self.kinds[state.kind]
         except KeyError:
+            if state.kind == ATOM_KIND:
+                return _ATOM
             raise InvalidKindError(state.kind, self.kinds, state.id) from None
 
     def is_exogenous(self, state: Kinded) -> bool:
@@ -83,5 +97,13 @@ class Policy:
         return state
 
     def with_kind(self, name: str, kind: KindPolicy) -> Policy:
-        """A copy of this policy that also accepts ``name``."""
+        """A copy of this policy that also accepts ``name``.
+
+        Raises:
+            InvalidInputError: for the kind reserved for atom nodes.
+        """
+        if name == ATOM_KIND:
+            raise InvalidInputError(
+                "policy", [("kind", f"{ATOM_KIND!r} is reserved for the atom nodes of rule links")]
+            )
         return Policy({**self.kinds, name: kind})

@@ -64,6 +64,7 @@ from stategraph.model import (
     Verdict,
     trusted,
 )
+from stategraph.nodes import is_internal
 from stategraph.values import FALSE, TRUE, UNDEFINED
 
 __all__ = ["LinkWrites", "Revision", "Writes", "revise", "seeds", "validate"]
@@ -74,18 +75,29 @@ class LinkWrites:
     """What the store's atom index records with a revision (:mod:`stategraph.text.atom_index`).
 
     Attributes:
-        members: ``(group, head)``: linked memories joining their groups.
-        watch_add: ``(key, group)``: lookup keys groups' linking now evaluates.
-        watch_drop: ``(key, group)``: lookup keys it no longer does.
-        complete: the packs for which every linked memory's group and watches are now
-            recorded (set after a change that linked every memory), or None to leave that
-            as it is.
+        demand_add: atoms whose firings linking keeps from now on.
+        demand_drop: atoms whose firings it no longer keeps.
+        watch_add: ``(key, atom)``: lookup keys an atom's firings now read.
+        watch_drop: ``(key, atom)``: lookup keys they no longer read.
+        complete: the packs for which every demanded atom and watch is now recorded (set
+            after a change that linked every memory afresh: the index is rebuilt), or None
+            to leave that as it is.
     """
 
-    members: tuple[tuple[str, str], ...] = ()
+    demand_add: tuple[str, ...] = ()
+    demand_drop: tuple[str, ...] = ()
     watch_add: tuple[tuple[str, str], ...] = ()
     watch_drop: tuple[tuple[str, str], ...] = ()
     complete: tuple[str, ...] | None = None
+
+    def __bool__(self) -> bool:
+        return bool(
+            self.demand_add
+            or self.demand_drop
+            or self.watch_add
+            or self.watch_drop
+            or self.complete is not None
+        )
 
 
 @dataclass
@@ -134,6 +146,15 @@ class Reads(Loader, Protocol):
 
     def subgraph(self, ids: Iterable[str] = (), full: bool = False) -> SupportGraph:
         """The states ``ids``, their justifications, and the states those cite."""
+        ...
+
+    def truths(self, ids: Iterable[str]) -> Mapping[str, Truth]:
+        """The stored truth values of those of these states that are stored."""
+        ...
+
+    def add_boundary(self, graph: SupportGraph, ids: Iterable[str]) -> None:
+        """Add these states to ``graph`` without their justifications (those not there yet):
+        a revision cites them, and reads nothing of them but their values."""
         ...
 
 
@@ -291,6 +312,21 @@ def seeds(change: Change) -> dict[str, str]:
     return seeds
 
 
+def moving_seeds(reads: Reads, change: Change) -> tuple[list[str], set[str]]:
+    """The seeds a change's cone is walked from, and the heads left out of them: those that
+    held and only gain justifications (a state that holds keeps holding while its support
+    does, and a new justification does not take that away; were its support to fail, the walk
+    from whatever the change does to it reaches it). A dense atom's node gains a carrier with
+    each memory that says it: its thousand dependents are not walked for that."""
+    roots = seeds(change)
+    gaining = {sid for sid, how in roots.items() if how == "justification"}
+    gaining -= {j.head for j in change.remove_justifications}
+    if not gaining:
+        return list(roots), set()
+    held = {sid for sid, t in reads.truths(sorted(gaining)).items() if t is TRUE}
+    return [sid for sid in roots if sid not in held], held
+
+
 class _ConeProgram:
     """Builds the cone's normal program; states outside the cone are frozen constants.
 
@@ -407,18 +443,60 @@ def solve(
         The revision and the graph it was computed on (which :func:`revise` grew in place).
     """
     cited = {x for j in change.add_justifications for x in (*j.premises, *j.unless)}
-    cone = reads.cone(seeds(change), max_depth, max_cone, cited)
-    lean = lean_candidates(change, cone) if getattr(reads, "reads_lean", False) else set()
+    walk_from, gaining = moving_seeds(reads, change)
+    cone = reads.cone(walk_from, max_depth, max_cone, cited)
+    # an atom node that held and only gains justifications, which the walk does not reach
+    # along an open edge, keeps its value and its support: its new justifications are written,
+    # not solved (a dense atom's node is never read whole for a new carrier)
+    aside = {h for h in gaining if is_internal(h) and h not in cone.solve}
+    inner = change
+    if aside:
+        keep = tuple(j for j in change.add_justifications if j.head not in aside)
+        inner = change.model_copy(update={"add_justifications": keep})
+    acted, cited_only = _named(inner)
+    lean = lean_candidates(inner, cone) if getattr(reads, "reads_lean", False) else set()
     if not lean:
-        graph = reads.subgraph(named(change) | cone.solve)
-        return revise(graph, policy, change, cone, reads, max_depth, compatible), graph
-    names = named(change) - lean
-    graph = reads.subgraph(names)
-    steady = _read_lean(reads, graph, policy, change, lean)
-    cone = cone.narrowed(steady.keys())  # what rests on a steady head cannot move through it
-    reads.extend(graph, cone.solve - names - lean)
-    rev = revise(graph, policy, change, cone, reads, max_depth, compatible, steady)
+        graph = reads.subgraph(acted | cone.solve)
+        reads.add_boundary(graph, cited_only)
+        rev = revise(graph, policy, inner, cone, reads, max_depth, compatible)
+    else:
+        names = acted - lean
+        graph = reads.subgraph(names)
+        steady = _read_lean(reads, graph, policy, inner, lean)
+        cone = cone.narrowed(steady.keys())  # what rests on a steady head cannot move through it
+        reads.extend(graph, cone.solve - names - lean)
+        reads.add_boundary(graph, cited_only)
+        rev = revise(graph, policy, inner, cone, reads, max_depth, compatible, steady)
+    if aside:
+        rev = _with_aside(rev, change, [j for j in change.add_justifications if j.head in aside])
     return rev, graph
+
+
+def _named(change: Change) -> tuple[set[str], set[str]]:
+    """The states a change acts on (its heads and the states it changes: read with their
+    justifications), and those it only cites (read for their values: a dense atom's node
+    cited by a new firing is not read whole)."""
+    acted = {*change.retract, *(s.id for s in change.supersede)}
+    acted.update(s.id for s in (*change.assert_, *(s.with_ for s in change.supersede)))
+    cited: set[str] = set()
+    for j in (*change.add_justifications, *change.remove_justifications):
+        acted.add(j.head)
+        cited.update(j.premises)
+        cited.update(j.unless)
+    return acted, cited - acted
+
+
+def _with_aside(rev: Revision, change: Change, aside: list[Justification]) -> Revision:
+    """A revision with the justifications it set aside written too: each gives a state that
+    holds, through another support, one more justification, whose edges are closed (its
+    support does not cite them)."""
+    writes = rev.writes
+    writes.added.extend(aside)
+    writes.follow.extend(
+        (0, src, j.head) for j in aside for src in sorted({*j.premises, *j.unless})
+    )
+    report = rev.report.model_copy(update={"change": change})
+    return Revision(report, writes, rev.depth)
 
 
 def _read_lean(
@@ -520,6 +598,8 @@ def revise(
     changed: list[ChangedState] = []
     entries: list[Entry] = []
     for sid in sorted(scope & graph.states.keys(), key=lambda s: (depth[s], s)):
+        if is_internal(sid):
+            continue  # an atom node is no memory: proofs show it, reports do not
         action = roots.get(sid)
         if action in ("retracted", "superseded", "asserted"):
             by = graph.inactive.get(sid) if action == "superseded" else None

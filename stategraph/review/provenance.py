@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from stategraph.errors import InvalidInputError
 from stategraph.model import Change, Justification, Origin
+from stategraph.nodes import ATOM_KIND, is_internal
 
 __all__ = ["CALLER_ORIGINS", "check_change", "check_justification"]
 
@@ -87,6 +88,34 @@ def check_change(change: Change) -> Change:
         )
     for i, j in enumerate(change.add_justifications):
         faults.extend(_faults(j, f"add_justifications.{i}"))
+    faults.extend(_atom_nodes(change))
     if faults:
         raise InvalidInputError("change", faults)
     return change
+
+
+def _atom_nodes(change: Change) -> list[tuple[str, str]]:
+    """What a change may not say of atom nodes (:mod:`stategraph.nodes`): linking writes
+    them, and no memory is one."""
+    faults = []
+    new = [("assert", s) for s in change.assert_]
+    new += [("supersede", s.with_) for s in change.supersede]
+    for where, st in new:
+        if st.kind == ATOM_KIND:
+            faults.append((f"{where}.kind", f"{ATOM_KIND!r} is reserved for atom nodes"))
+        if is_internal(st.id):
+            faults.append((f"{where}.id", f"{st.id!r}: {_RESERVED}"))
+    named = [("retract", sid) for sid in change.retract]
+    named += [("supersede", s.id) for s in change.supersede]
+    for field, justs in (
+        ("add_justifications", change.add_justifications),
+        ("remove_justifications", change.remove_justifications),
+    ):
+        named += [(field, x) for j in justs for x in (j.head, *j.premises, *j.unless)]
+    for where, sid in named:
+        if is_internal(sid):
+            faults.append((where, f"{sid!r} is an atom node, which linking writes: name memories"))
+    return faults
+
+
+_RESERVED = "ids starting with 'atom:' or 'rule:' are reserved for atom nodes; choose another"

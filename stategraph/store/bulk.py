@@ -147,7 +147,7 @@ class _Load:
         if any(st.atoms for st in indexed):
             atom_index.write(self.store.conn, indexed)
             # loaded as given, not linked: the next change with atoms links every memory
-            self.store.conn.execute("DELETE FROM meta WHERE key = 'setting:link_groups'")
+            self.store.conn.execute("DELETE FROM meta WHERE key = 'setting:link_atoms'")
 
     def read_justifications(self, justifications: Iterable[Justification]) -> None:
         """Validate and write the justifications, keeping each as integer codes."""

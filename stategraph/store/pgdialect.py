@@ -260,8 +260,8 @@ STATEMENTS: dict[str, Statement] = {
         f"INSERT INTO meta (tenant, key, value) VALUES (%s,%s,%s) {_ON_META}"
     ),
     "DELETE FROM meta WHERE key=?": _s("DELETE FROM meta WHERE tenant=%s AND key=%s"),
-    "DELETE FROM meta WHERE key = 'setting:link_groups'": _s(
-        "DELETE FROM meta WHERE tenant=%s AND key = 'setting:link_groups'"
+    "DELETE FROM meta WHERE key = 'setting:link_atoms'": _s(
+        "DELETE FROM meta WHERE tenant=%s AND key = 'setting:link_atoms'"
     ),
     # ---- the atom index (stategraph.text.atom_index) -------------------------------------------
     "INSERT OR IGNORE INTO atoms VALUES (?, ?)": _s(
@@ -273,14 +273,19 @@ STATEMENTS: dict[str, Statement] = {
     "INSERT OR IGNORE INTO input_dates VALUES (?, ?)": _s(
         "INSERT INTO input_dates (tenant, predicate, date) VALUES (%s,%s,%s) ON CONFLICT DO NOTHING"
     ),
-    "DELETE FROM group_watches WHERE key = ? AND grp = ?": _s(
-        "DELETE FROM group_watches WHERE tenant=%s AND key = %s AND grp = %s"
+    "DELETE FROM link_atoms": _s("DELETE FROM link_atoms WHERE tenant=%s"),
+    "DELETE FROM atom_watches": _s("DELETE FROM atom_watches WHERE tenant=%s"),
+    "DELETE FROM link_atoms WHERE atom = ?": _s(
+        "DELETE FROM link_atoms WHERE tenant=%s AND atom = %s"
     ),
-    "INSERT OR IGNORE INTO group_watches VALUES (?, ?)": _s(
-        "INSERT INTO group_watches (tenant, key, grp) VALUES (%s,%s,%s) ON CONFLICT DO NOTHING"
+    "DELETE FROM atom_watches WHERE key = ? AND atom = ?": _s(
+        "DELETE FROM atom_watches WHERE tenant=%s AND key = %s AND atom = %s"
     ),
-    "INSERT OR IGNORE INTO link_groups VALUES (?, ?)": _s(
-        "INSERT INTO link_groups (tenant, grp, head) VALUES (%s,%s,%s) ON CONFLICT DO NOTHING"
+    "INSERT OR IGNORE INTO link_atoms VALUES (?)": _s(
+        "INSERT INTO link_atoms (tenant, atom) VALUES (%s,%s) ON CONFLICT DO NOTHING"
+    ),
+    "INSERT OR IGNORE INTO atom_watches VALUES (?, ?)": _s(
+        "INSERT INTO atom_watches (tenant, key, atom) VALUES (%s,%s,%s) ON CONFLICT DO NOTHING"
     ),
     "SELECT atom FROM atom_keys WHERE key = ?": _s(
         "SELECT atom FROM atom_keys WHERE tenant=%s AND key = %s"
@@ -315,20 +320,30 @@ STATEMENTS: dict[str, Statement] = {
     "SELECT 1 FROM input_dates WHERE date = ? LIMIT 1": _s(
         "SELECT 1 FROM input_dates WHERE tenant=%s AND date = %s LIMIT 1"
     ),
-    "SELECT grp FROM group_watches WHERE key IN ({})": _s(
-        "SELECT grp FROM group_watches WHERE tenant=%s AND key = ANY(%s)", ids=True
+    "SELECT atom FROM atom_watches WHERE key IN ({})": _s(
+        "SELECT atom FROM atom_watches WHERE tenant=%s AND key = ANY(%s)", ids=True
     ),
-    "SELECT key FROM group_watches WHERE grp = ?": _s(
-        "SELECT key FROM group_watches WHERE tenant=%s AND grp = %s"
+    "SELECT key FROM atom_watches WHERE atom = ?": _s(
+        "SELECT key FROM atom_watches WHERE tenant=%s AND atom = %s"
     ),
-    "SELECT head FROM link_groups WHERE grp = ? ORDER BY head": _s(
-        "SELECT head FROM link_groups WHERE tenant=%s AND grp = %s ORDER BY head"
+    "SELECT 1 FROM link_atoms WHERE atom = ?": _s(
+        "SELECT 1 FROM link_atoms WHERE tenant=%s AND atom = %s"
     ),
-    "SELECT 1 FROM link_groups WHERE grp = ? AND head = ?": _s(
-        "SELECT 1 FROM link_groups WHERE tenant=%s AND grp = %s AND head = %s"
+    "SELECT 1 FROM edges WHERE src = ? AND head >= 'rule:' AND head < 'rule;' LIMIT 1": _s(
+        "SELECT 1 FROM edges WHERE tenant=%s AND src = %s AND head >= 'rule:' "
+        "AND head < 'rule;' LIMIT 1"
     ),
-    "SELECT 1 FROM link_groups WHERE grp = ? LIMIT 1": _s(
-        "SELECT 1 FROM link_groups WHERE tenant=%s AND grp = %s LIMIT 1"
+    "SELECT 1 FROM justifications WHERE head = ? LIMIT 1": _s(
+        "SELECT 1 FROM justifications WHERE tenant=%s AND head = %s LIMIT 1"
+    ),
+    "SELECT a.state_id, s.kind FROM atoms a JOIN states s ON s.id = a.state_id "
+    "WHERE a.atom = ? ORDER BY a.state_id": _s(
+        "SELECT a.state_id, s.kind FROM atoms a JOIN states s "
+        "ON s.tenant = a.tenant AND s.id = a.state_id "
+        "WHERE a.tenant=%s AND a.atom = %s ORDER BY a.state_id"
+    ),
+    "SELECT atom FROM atoms WHERE state_id = ? ORDER BY atom": _s(
+        "SELECT atom FROM atoms WHERE tenant=%s AND state_id = %s ORDER BY atom"
     ),
     "SELECT 1 FROM atoms LIMIT 1": _s("SELECT 1 FROM atoms WHERE tenant=%s LIMIT 1"),
     # ---- the review queue (stategraph.store.review_queue) ---------------------------------------

@@ -197,7 +197,29 @@ _EMBEDDING_CACHE = [
     )""",
 ]
 
-MIGRATIONS: dict[int, list[str]] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _EMBEDDING_CACHE}
+_V6 = [
+    # issue 40: rule links through atom nodes; the atom index keeps the demanded atoms and
+    # their watches, and a tenant linked memory to memory is relinked at its next change
+    f"""CREATE TABLE {SCHEMA}.link_atoms (
+        {_T}, atom {_ID}, PRIMARY KEY (tenant, atom)
+    )""",
+    f"""CREATE TABLE {SCHEMA}.atom_watches (
+        {_T}, key {_ID}, atom {_ID}, PRIMARY KEY (tenant, key, atom)
+    )""",
+    f"CREATE INDEX atom_watches_by_atom ON {SCHEMA}.atom_watches (tenant, atom)",
+    f"DROP TABLE IF EXISTS {SCHEMA}.link_groups",
+    f"DROP TABLE IF EXISTS {SCHEMA}.group_watches",
+    f"DELETE FROM {SCHEMA}.meta WHERE key = 'setting:link_groups'",
+]
+
+MIGRATIONS: dict[int, list[str]] = {
+    1: _V1,
+    2: _V2,
+    3: _V3,
+    4: _V4,
+    5: _EMBEDDING_CACHE,
+    6: _V6,
+}
 """The statements that bring a database from the version before to this one."""
 
 SCHEMA_VERSION = max(MIGRATIONS)
@@ -216,8 +238,8 @@ TENANT_TABLES = (
     "atom_keys",
     "input_dates",
     "link_watches",
-    "link_groups",
-    "group_watches",
+    "link_atoms",
+    "atom_watches",
     "review_queue",
     "recall_docs",
     "states_past",

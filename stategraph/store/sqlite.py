@@ -206,6 +206,10 @@ class Store(Protocol):
         """Add more heads (their justifications and what those cite) to a subgraph."""
         ...
 
+    def add_boundary(self, graph: SupportGraph, ids: Iterable[str]) -> None:
+        """Add these states to a subgraph without their justifications."""
+        ...
+
     def heads_citing(self, ids: Iterable[str]) -> set[str]:
         """Stored heads whose justifications cite any of these ids."""
         ...
@@ -661,6 +665,10 @@ class SQLiteStore:
         # text, verify as they are, and only new rows are stored compactly.
         if version <= 4:
             self._keep_past_from_head()
+        if version <= 6:  # linked memory to memory: relinked through atom nodes next change
+            for table in atom_index.LEGACY_TABLES:
+                self.conn.execute(f"DROP TABLE IF EXISTS {table}")
+            self.conn.execute("DELETE FROM meta WHERE key = 'setting:link_groups'")
         self.conn.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
 
     def _fill_indexes(self) -> None:
@@ -872,6 +880,12 @@ class SQLiteStore:
         """
         heads = set(ids)
         return self._graph(heads, self._justifications_of(heads), full)
+
+    def add_boundary(self, graph: SupportGraph, ids: Iterable[str]) -> None:
+        """Add these states to a subgraph without their justifications (those not there yet):
+        a revision cites them and reads only their values (a dense atom's node cited by a new
+        firing holds a thousand justifications it does not need)."""
+        self._graph(set(ids) - graph.states.keys(), (), False, graph)
 
     def extend(self, graph: SupportGraph, heads: Iterable[str]) -> None:
         """Add more heads to a subgraph: their justifications, and the truth values of the
@@ -1338,14 +1352,20 @@ class SQLiteStore:
         if writes.new_states:
             self.index_terms(writes.new_states)
         link = writes.link
-        if writes.new_states or link.members or link.watch_add or link.watch_drop:
+        if writes.new_states or link:
             atom_index.write(
-                self.conn, writes.new_states, link.members, link.watch_add, link.watch_drop
+                self.conn,
+                writes.new_states,
+                link.demand_add,
+                link.demand_drop,
+                link.watch_add,
+                link.watch_drop,
+                reset=link.complete is not None,
             )
         if link.complete is not None:
             self.conn.execute(
                 "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                ("setting:link_groups", canonical_json(list(link.complete))),
+                (f"setting:{atom_index.LINKED_SETTING}", canonical_json(list(link.complete))),
             )
         if writes.added:
             fresh: dict[tuple[str, str], int] = {}

@@ -65,7 +65,6 @@ Property = Callable[[Scenario, MemoryFactory | None], None]
 _Key = tuple[str, tuple[str, ...], tuple[str, ...]]
 """A justification's identity: head, premises, ``unless``."""
 
-_KEPT = frozenset({Origin.declared, Origin.judge, Origin.review})
 """Origins a rule link with the same premises leaves as they are."""
 
 _DECLARED = frozenset({Origin.declared, Origin.assumed})
@@ -289,25 +288,10 @@ def assert_links_from_scratch(memory: Memory, where: str = "") -> None:
     Raises:
         AssertionError: listing the links only one side has.
     """
-    held = memory.justifications()
+    held = memory.store.justifications()
     mine = {(j.key, j.rules) for j in held if j.origin is Origin.rule}
-    # One justification per identity: a link with the premises of a justification the writer
-    # declared, or a judge or a reviewer recorded, is held as that one (a candidate or an
-    # assumption with those premises, by contrast, must have become the rule's).
-    other = {j.key for j in held if j.origin in _KEPT}
-    states = memory.states()
-    dead = [s.id for s in states if not memory.is_active(s.id)]
-    scratch = {
-        (j.key, j.rules)
-        for j in link_from_scratch(
-            states,
-            memory.rules,
-            memory.policy,
-            dead=dead,
-            max_alternatives=memory.max_alternatives,
-        )
-        if j.key not in other
-    }
+    linked = link_from_scratch(memory.store.states(), memory.rules, memory.policy)
+    scratch = {(j.key, j.rules) for j in linked.justifications.values()}
     at = f" {where}" if where else ""
     assert mine == scratch, (
         f"rule links{at} differ from linking from scratch; incremental only "

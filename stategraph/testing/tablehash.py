@@ -20,10 +20,13 @@ __all__ = ["BOOKKEEPING", "RECALL_INDEX", "UNHASHED", "replay", "table_hashes"]
 UNHASHED = {"revisions": ("at", "prev_hash", "hash")}
 """Columns left out of a table's hash: the log's times, and the hashes chained over them."""
 
-BOOKKEEPING = frozenset({"link_watches", "link_groups", "group_watches"})
-"""The incremental linker's own record of what to relink (per memory until issue 23, per
-group of memories since), with its ``meta`` setting (``setting:link_*``): how linking finds
-its work, not what it writes, so left out of :func:`table_hashes`."""
+BOOKKEEPING = frozenset(
+    {"link_watches", "link_groups", "group_watches", "link_atoms", "atom_watches"}
+)
+"""The incremental linker's own record of what to evaluate again (per memory until issue 23,
+per group of memories until issue 40, per demanded atom since), with its ``meta`` setting
+(``setting:link_*``): how linking finds its work, not what it writes, so left out of
+:func:`table_hashes`."""
 
 
 RECALL_INDEX = frozenset(

@@ -7,14 +7,13 @@ store. It needs three things, kept here in the same SQLite file as the memory:
   linking sees them all), found by predicate, or by predicate and one argument;
 - ``input_dates``: the date strings the atoms carry, by predicate, for the ``next_date``
   builtin (the event of a predicate that first follows a date);
-- ``link_groups`` and ``group_watches``: the derived memories the rules link, grouped by
-  their atoms (:func:`group_key`: memories with the same atoms have the same derivations,
-  fifty reminders of one dose are one group), and for each group the lookup patterns its last
-  linking evaluated (:attr:`~stategraph.text.topdown.Goals.keys`). A new atom that matches none of
-  them, and a ``next_date`` that none of them asked for, cannot change the group's
-  derivations; so a new memory relinks exactly the groups watching what it brings, and a
-  group's members are read only when its derivations change (issue 23: a pattern a thousand
-  memories share is one watch, not a thousand).
+- ``link_atoms`` and ``atom_watches``: the atoms whose firings linking keeps (the *demanded*
+  atoms, :mod:`stategraph.text.linking`: those derived memories carry and those firings cite),
+  and for each the lookup patterns evaluating its firings read
+  (:attr:`~stategraph.text.topdown.Goals.keys`). A new atom that matches none of them, and a
+  ``next_date`` that none of them asked for, cannot change the atom's firings; so a change
+  evaluates again exactly the atoms watching what it brings (a pattern a thousand memories'
+  atom shares is one watch, not a thousand).
 
 Rows are written in the revision's transaction (:func:`write`), so the index is always that of
 the committed store.
@@ -23,11 +22,12 @@ the committed store.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import datetime
 import functools
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import clingo
 
@@ -35,7 +35,10 @@ from stategraph.grounding.packs import NEXT_DATE_HORIZON, days_between, is_date,
 from stategraph.model import State
 from stategraph.text.topdown import AtomSet, atom_key, next_date_key, symbol_args, symbol_text
 
-__all__ = ["SCHEMA", "LinkIndex", "StoreInputs", "group_key", "write"]
+if TYPE_CHECKING:
+    from stategraph.engine.policy import Policy
+
+__all__ = ["LEGACY_TABLES", "LINKED_SETTING", "SCHEMA", "LinkIndex", "StoreInputs", "write"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS atoms (
@@ -55,17 +58,25 @@ CREATE TABLE IF NOT EXISTS input_dates (
     PRIMARY KEY (predicate, date)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS input_dates_by_date ON input_dates (date);
-CREATE TABLE IF NOT EXISTS link_groups (
-    grp TEXT NOT NULL,              -- the atoms of linked memories, in order (group_key)
-    head TEXT NOT NULL,             -- a derived memory carrying exactly these atoms
-    PRIMARY KEY (grp, head)
+CREATE TABLE IF NOT EXISTS link_atoms (
+    atom TEXT NOT NULL PRIMARY KEY  -- an atom whose firings linking keeps (demanded)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS group_watches (
+CREATE TABLE IF NOT EXISTS atom_watches (
     key TEXT NOT NULL,              -- a lookup pattern (topdown.atom_key, next_date_key)
-    grp TEXT NOT NULL,              -- a group whose linking evaluated it
-    PRIMARY KEY (key, grp)
+    atom TEXT NOT NULL,             -- a demanded atom whose firings read it
+    PRIMARY KEY (key, atom)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS atom_watches_by_atom ON atom_watches (atom);
 """
+
+LINKED_SETTING = "link_atoms"
+"""The setting naming the packs for which every demanded atom and its watches are recorded;
+None (or other packs, or a store linked before atom nodes): the next change relinks every
+memory afresh and records them."""
+
+LEGACY_TABLES = ("link_groups", "group_watches")
+"""The tables linking kept before atom nodes (a store's groups of memories and their
+watches): dropped when such a store is relinked."""
 
 
 @functools.lru_cache(maxsize=1 << 18)
@@ -146,27 +157,19 @@ def rolled_back(conn: object) -> None:
         log.epoch += 1
 
 
-def group_key(atoms: Sequence[clingo.Symbol]) -> str:
-    """The group of a memory with these atoms (in its order: the order linking expands them
-    in): their texts, one a line (a printed atom has no line break)."""
-    return "\n".join(symbol_text(a) for a in atoms)
-
-
-def group_atoms(group: str) -> list[clingo.Symbol]:
-    """The atoms of a group, back as symbols."""
-    return [_parse(t) for t in group.split("\n")] if group else []
-
-
 def write(
     conn: sqlite3.Connection,
     states: Iterable[State],
-    members: Sequence[tuple[str, str]] = (),
+    demand_add: Sequence[str] = (),
+    demand_drop: Sequence[str] = (),
     watch_add: Sequence[tuple[str, str]] = (),
     watch_drop: Sequence[tuple[str, str]] = (),
+    reset: bool = False,
 ) -> None:
-    """Index new states' atoms, add linked memories to their groups (``(group, head)``) and
-    change groups' watches (``(key, group)`` rows added and dropped), inside the revision's
-    transaction. Atoms that do not parse are skipped: linking reports them."""
+    """Index new states' atoms, and record the atoms linking now demands or no longer does
+    and the watches their firings gained and lost (``(key, atom)``), inside the revision's
+    transaction (``reset``: forget every demanded atom and watch first, as a relink from
+    scratch does). Atoms that do not parse are skipped: linking reports them."""
     atoms: list[tuple[str, str]] = []
     keys: set[tuple[str, str]] = set()
     dates: set[tuple[str, str]] = set()
@@ -189,12 +192,17 @@ def write(
         log = _date_log(conn)
         if log is not None:
             log.record(sorted(dates))
+    if reset:
+        conn.execute("DELETE FROM link_atoms")
+        conn.execute("DELETE FROM atom_watches")
+    if demand_drop:
+        conn.executemany("DELETE FROM link_atoms WHERE atom = ?", [(a,) for a in demand_drop])
     if watch_drop:
-        conn.executemany("DELETE FROM group_watches WHERE key = ? AND grp = ?", watch_drop)
+        conn.executemany("DELETE FROM atom_watches WHERE key = ? AND atom = ?", watch_drop)
+    if demand_add:
+        conn.executemany("INSERT OR IGNORE INTO link_atoms VALUES (?)", [(a,) for a in demand_add])
     if watch_add:
-        conn.executemany("INSERT OR IGNORE INTO group_watches VALUES (?, ?)", watch_add)
-    if members:
-        conn.executemany("INSERT OR IGNORE INTO link_groups VALUES (?, ?)", members)
+        conn.executemany("INSERT OR IGNORE INTO atom_watches VALUES (?, ?)", watch_add)
 
 
 class LinkIndex:
@@ -315,30 +323,58 @@ class LinkIndex:
         return self.conn.execute(sql, (date,)).fetchone() is not None
 
     def watchers(self, keys: Iterable[str]) -> set[str]:
-        """The groups watching any of these keys."""
-        sql = "SELECT grp FROM group_watches WHERE key IN ({})"
+        """The demanded atoms whose firings read any of these keys."""
+        sql = "SELECT atom FROM atom_watches WHERE key IN ({})"
         return {r[0] for r in _select_in(self.conn, sql, keys)}
 
-    def watches(self, group: str) -> set[str]:
-        """The keys a group watches."""
-        sql = "SELECT key FROM group_watches WHERE grp = ?"
-        return {r[0] for r in self.conn.execute(sql, (group,))}
+    def watches(self, atom: str) -> set[str]:
+        """The keys a demanded atom's firings read."""
+        sql = "SELECT key FROM atom_watches WHERE atom = ?"
+        return {r[0] for r in self.conn.execute(sql, (atom,))}
 
-    def members(self, group: str) -> list[str]:
-        """The memories of a group, sorted."""
-        sql = "SELECT head FROM link_groups WHERE grp = ? ORDER BY head"
-        return [r[0] for r in self.conn.execute(sql, (group,))]
+    def demanded(self, atom: str) -> bool:
+        """Whether linking keeps the atom's firings."""
+        sql = "SELECT 1 FROM link_atoms WHERE atom = ?"
+        return self.conn.execute(sql, (atom,)).fetchone() is not None
 
-    def members_among(self, group: str, ids: Iterable[str]) -> set[str]:
-        """Which of these states are memories of a group (one key read each: a group's
-        derivations cite some 64 states, its memories may be thousands)."""
-        sql = "SELECT 1 FROM link_groups WHERE grp = ? AND head = ?"
-        return {i for i in ids if self.conn.execute(sql, (group, i)).fetchone() is not None}
+    def cited(self, node: str) -> bool:
+        """Whether some ``rule:`` node's justification cites this ``atom:`` node (its edges
+        into such a node: one row read)."""
+        sql = "SELECT 1 FROM edges WHERE src = ? AND head >= 'rule:' AND head < 'rule;' LIMIT 1"
+        return self.conn.execute(sql, (node,)).fetchone() is not None
 
-    def has_group(self, group: str) -> bool:
-        """True when some stored memory belongs to the group."""
-        sql = "SELECT 1 FROM link_groups WHERE grp = ? LIMIT 1"
-        return self.conn.execute(sql, (group,)).fetchone() is not None
+    def has_justification(self, head: str) -> bool:
+        """Whether a state has a justification (one row read)."""
+        sql = "SELECT 1 FROM justifications WHERE head = ? LIMIT 1"
+        return self.conn.execute(sql, (head,)).fetchone() is not None
+
+    def carriers_with_kind(self, atom: str) -> list[tuple[str, str]]:
+        """The states carrying an atom (as printed), with their kinds, sorted by id."""
+        sql = (
+            "SELECT a.state_id, s.kind FROM atoms a JOIN states s ON s.id = a.state_id "
+            "WHERE a.atom = ? ORDER BY a.state_id"
+        )
+        return [(r[0], r[1]) for r in self.conn.execute(sql, (atom,))]
+
+    def carried_by_derived(self, atom: str, policy: Policy) -> bool:
+        """Whether a derived memory (of the policy's kinds) carries the atom."""
+        return any(
+            not policy.is_exogenous(_Carrier(sid, kind))
+            for sid, kind in self.carriers_with_kind(atom)
+        )
+
+    def atoms_of(self, state_id: str) -> list[str]:
+        """The atoms a state carries, as printed, sorted."""
+        sql = "SELECT atom FROM atoms WHERE state_id = ? ORDER BY atom"
+        return [r[0] for r in self.conn.execute(sql, (state_id,))]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Carrier:
+    """A carrier as the policy reads it (its id and kind)."""
+
+    id: str
+    kind: str
 
 
 class _Dates:
@@ -472,23 +508,15 @@ class StoreInputs:
     Args:
         index: the store's index.
         new: the atoms the change brings, by the states carrying them.
-        dying: the states the change retracts or supersedes.
     """
 
     def __init__(
         self,
         index: LinkIndex,
         new: Mapping[str, Sequence[clingo.Symbol]],
-        dying: Iterable[str] = (),
     ) -> None:
         self.index = index
-        self.dying = frozenset(dying)
-        self._dead = set(self.dying)
         self.overlay = AtomSet(a for atoms in new.values() for a in atoms)
-        self._new_carriers: dict[clingo.Symbol, list[str]] = {}
-        for sid, atoms in sorted(new.items()):
-            for a in atoms:
-                self._new_carriers.setdefault(a, []).append(sid)
         self._events: dict[str, _Events] = {}
         self._new_dates = {d for atoms in new.values() for a in atoms for d in _dates(a)}
 
@@ -533,20 +561,6 @@ class StoreInputs:
     def is_input(self, atom: clingo.Symbol) -> bool:
         """True when an indexed or new state carries the atom."""
         return self.overlay.is_input(atom) or self.index.carried(atom)
-
-    def carriers(self, atom: clingo.Symbol) -> list[str]:
-        """The indexed and new states carrying an atom, sorted by id (and which of them are
-        dead, for :meth:`dead`)."""
-        rows = self.index.carriers(atom)
-        found = [sid for sid, _ in rows]
-        self._dead.update(sid for sid, active in rows if not active)
-        new = self._new_carriers.get(atom)
-        return sorted({*found, *new}) if new else found
-
-    def dead(self, sid: str) -> bool:
-        """Whether a carrier :meth:`carriers` gave is retracted or superseded (by the store
-        or by the change)."""
-        return sid in self._dead
 
     def events(self, predicate: str) -> _Events:
         """The event dates of a predicate, indexed and new."""

@@ -1,97 +1,89 @@
-"""Rule links: the support graph out of rule packs and grounded atoms.
+"""Rule links: the support graph out of rule packs and grounded atoms, through atom nodes.
 
 A state's ``atoms`` say what it asserts (``moves(user,shanghai,shenzhen,"2026-12")``). Rule
-packs say which atoms follow from which (``commute_city(P,C) :- home_city(P,C).``). This
-module connects the two: every way the packs derive a derived state's atoms from atoms that
-other states carry becomes a justification with origin ``rule``, whose premises are those
-states. Atoms no state carries (``home_city(user,shenzhen)`` above) are expanded through the
-firings that derive them, so a belief ends up justified directly by the facts under it.
+packs say which atoms follow from which (``commute_city(P,C) :- home_city(P,C).``). Linking
+connects the two through the atoms themselves, each an internal node of the support graph
+(:mod:`stategraph.nodes`):
+
+- ``rule:A`` is justified once per ground rule instance deriving ``A`` (a *firing*): its
+  premises are the ``atom:`` nodes of the instance's positive body, its ``unless`` those of
+  the atoms under ``not`` (J2);
+- ``atom:A`` is justified once per memory that carries ``A`` (J3), and by ``rule:A`` when some
+  firing derives ``A`` (J4);
+- a derived memory all of whose atoms some firing derives is justified by their ``rule:``
+  nodes (J1): its atoms must follow from the rules, not merely be said again by another
+  memory.
+
+So the memory holds exactly when the rules derive its atoms from what holds, in the
+well-founded model of the whole program (the engine's, with cycles through memories and rules
+unfounded and ``not`` over the blocking atom's node), whatever the number of memories carrying
+an atom: a new carrier is one justification of one node. Nothing is capped.
 
 The packs are grounded in their *potential* mode (``not`` ignored, recorded as ``unless``), so
 that the justification of a default is in place before its blocker is asserted or retracted.
+Linking sees every state with atoms, superseded and retracted ones too: the builtin
+``next_date`` ties an action dated D to the event an *old* fact put first on or after D, so
+when the flight moves the check-in is still computed against the old date and loses its
+support with the superseded fact. A dead state is false, so a justification citing it fails.
 
-The same derivations answer the counterfactual question for candidate (``recovered``) edges:
-if the rules derive the head without the candidate premise, it is not a dependency; if they
-derive it only through the premise, it is; otherwise logic cannot tell.
+Which atoms get nodes is a function of the store's atoms and kinds, and nothing else (the
+incremental linker is held to :func:`link_from_scratch` change after change):
 
-Linking sees every state with atoms, superseded and retracted ones included, and the rule
-packs rely on it: the builtin ``next_date`` ties an action dated D to the event an *old*
-fact put first on or after D, so when the flight moves from 05-10 to 05-17 the check-in of
-05-09 is still computed against 05-10 and loses its support with the superseded fact (were
-the old fact left out, the check-in would be tied to nothing or to the new date). A
-superseded or retracted state is false, so a justification citing it fails and one blocked
-by it is free: including them never makes a state hold.
+- an atom is *demanded* when a derived memory carries it, or when a firing of a demanded atom
+  cites it; the firings of every demanded atom are its ``rule:`` node's justifications;
+- an atom is *cited* when a firing of a demanded atom cites it (in its body or under ``not``);
+  a cited atom has an ``atom:`` node, justified by each carrier and by its ``rule:`` node;
+- a derived memory is linked (J1) when every atom it carries has a firing.
 
-Limits, stated rather than hidden: an atom carried by a state is not expanded further (the
-carrying state stands for it); an ``unless`` atom is blocked by every state that can derive
-it, which over-approximates when a derivation needs several states together. Derivations
-with the same premises and blockers are one justification, so duplicates are removed
-before the cap; at most ``max_alternatives`` distinct derivations are kept per atom
-(:data:`DEFAULT_ALTERNATIVES`, or the store's own; the cap bounds the product over a
-state's atoms, which is what would otherwise grow without limit).
-
-Under the cap, *live* derivations come first: those whose premises are all active (none
-retracted or superseded), in firing order, then the others. A derivation through a dead
-state supports nothing, so a cap filled in firing order alone could hold only such ones
-while a live derivation lay past it, and revision would then drop the head as unsupported
-(a commute belief over seventy moves to a city, the first sixty-four of them called off,
-was). So a state's death relinks the heads whose capped derivations read it. What the
-cap cannot see is truth: a premise that is active but false (a derived state that lost its
-own support) counts as live, so a head capped over such premises can still lose support
-that a derivation past the cap would give.
+A node whose atom stops being demanded or cited (a firing ``next_date`` no longer gives) keeps
+its state but loses its justifications, so it no longer holds. The same firings answer the
+counterfactual question for candidate (``recovered``) edges (:meth:`RuleGraph.check`).
 """
 
 from __future__ import annotations
 
 import functools
-import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 import clingo
 
 from stategraph.errors import InvalidInputError
 from stategraph.grounding.packs import Firing
-from stategraph.model import EdgeCheck, Justification, Origin, State, trusted
+from stategraph.model import EdgeCheck, Justification, Origin, Source, State, trusted
+from stategraph.nodes import (
+    ATOM_KIND,
+    atom_node,
+    is_atom_node,
+    is_internal,
+    is_rule_node,
+    node_atom,
+    rule_node,
+)
 
 if TYPE_CHECKING:
-    from stategraph.engine.policy import Policy
+    from stategraph.engine.policy import Kinded, Policy
     from stategraph.text.atom_index import LinkIndex, StoreInputs
-    from stategraph.text.topdown import Carried, Carry, PackProgram
+    from stategraph.text.topdown import Carried, PackProgram
 
 __all__ = [
-    "DEFAULT_ALTERNATIVES",
-    "LEGACY_ALTERNATIVES",
-    "Derivation",
-    "Evaluation",
-    "Expander",
-    "Group",
-    "GroupCache",
+    "FiringCache",
     "IncrementalLinker",
-    "Links",
-    "RuleLinker",
-    "delta",
+    "LinkDelta",
+    "Linked",
+    "RuleGraph",
+    "StoredGraph",
+    "carrier_justification",
+    "derivation_justification",
+    "firing_justifications",
     "link_from_scratch",
+    "memory_justification",
+    "node_state",
     "parse_atom",
-    "rule_justification",
-    "rule_key",
 ]
 
-
-DEFAULT_ALTERNATIVES = 16
-"""Derivations a memory keeps by default (``max_alternatives``, a new store's): the memories
-of the sparse workload (:mod:`stategraph.bench.perf.textgen`) have fewer than 8 at 10^4 and
-only a few have more than 16 at 10^5. Where thousands of memories rest on the same few facts
-(a dense store), each derived memory writes its whole cap of justifications, and a fact
-entering the cap displaces one in every memory it caps: 16 writes such a store twice as fast
-as 64 did (see ``docs/how-to/text-memories.md``). A kept derivation is live whenever one is,
-at any cap."""
-
-LEGACY_ALTERNATIVES = 64
-"""The cap of a store written before stores kept theirs (so what its memories were linked
-under), and what a logged configuration without ``max_alternatives`` means."""
+JustKey = tuple[str, tuple[str, ...], tuple[str, ...]]
 
 
 def parse_atom(text: str, state_id: str = "") -> clingo.Symbol:
@@ -113,281 +105,276 @@ def parse_atom(text: str, state_id: str = "") -> clingo.Symbol:
     return sym
 
 
-@dataclass(frozen=True, slots=True)
-class Derivation:
-    """One way to derive an atom: these states must hold, those must not."""
+@functools.lru_cache(maxsize=1 << 18)
+def _text(symbol: clingo.Symbol) -> str:
+    """A symbol as clingo prints it (cached: printing goes through the C library)."""
+    return str(symbol)
 
-    premises: frozenset[str]
-    unless: frozenset[str] = frozenset()
-    rules: tuple[str, ...] = ()
-    live: bool = field(default=True, compare=False)
-    """No premise is retracted or superseded (only such a derivation can support its head;
-    the cap keeps these first). Not part of the identity: a state's death changes no link
-    under the cap."""
 
-    def join(self, other: Derivation) -> Derivation:
-        """Both derivations at once (a conjunction)."""
-        return Derivation(
-            self.premises | other.premises,
-            self.unless | other.unless,
-            tuple(sorted(set(self.rules) | set(other.rules))),
-            self.live and other.live,
-        )
+# ---- the justifications of rule links -----------------------------------------------------
+
+
+def _rule(
+    head: str, premises: Iterable[str], unless: Iterable[str] = (), rules: Sequence[str] = ()
+) -> Justification:
+    """A ``rule`` justification, built without validation: every id is the store's, the
+    change's, or an atom node's."""
+    return trusted(
+        Justification,
+        {
+            "head": head,
+            "premises": tuple(sorted(set(premises))),
+            "unless": tuple(sorted(set(unless))),
+            "origin": Origin.rule,
+            "checked": {},
+            "notes": {},
+            "rules": tuple(rules),
+            "proposed": {},
+        },
+    )
+
+
+def node_state(node: str, atom: str) -> State:
+    """The state of an atom node (kind :data:`~stategraph.nodes.ATOM_KIND`, its atom as its
+    text), written by the agent's own linking."""
+    return trusted(
+        State,
+        {
+            "id": node,
+            "kind": ATOM_KIND,
+            "text": atom,
+            "atoms": (),
+            "source": Source.agent,
+            "status": None,
+            "metadata": {},
+            "created_at": None,
+        },
+    )
+
+
+def firing_justifications(firings: Iterable[Firing]) -> dict[JustKey, Justification]:
+    """The ``rule:`` node justifications of firings (J2), by identity: firings with the same
+    premises and blockers are one justification, naming every rule that gives it."""
+    merged: dict[JustKey, tuple[str, tuple[str, ...], tuple[str, ...], set[str]]] = {}
+    for f in firings:
+        head = rule_node(_text(f.head))
+        premises = tuple(sorted({atom_node(_text(p)) for p in f.premises}))
+        unless = tuple(sorted({atom_node(_text(u)) for u in f.unless}))
+        key = (head, premises, unless)
+        if key in merged:
+            merged[key][3].add(f.rule)
+        else:
+            merged[key] = (head, premises, unless, {f.rule})
+    return {k: _rule(h, p, u, sorted(r)) for k, (h, p, u, r) in sorted(merged.items())}
+
+
+def carrier_justification(atom: str, carrier: str) -> Justification:
+    """``atom:A <- carrier`` (J3): the atom holds while a memory saying it holds."""
+    return _rule(atom_node(atom), (carrier,))
+
+
+def derivation_justification(atom: str) -> Justification:
+    """``atom:A <- rule:A`` (J4): the atom holds while the rules derive it."""
+    return _rule(atom_node(atom), (rule_node(atom),))
+
+
+def memory_justification(head: str, atoms: Iterable[str]) -> Justification:
+    """``m <- rule:A1, ..., rule:An`` (J1): a derived memory holds while the rules derive
+    every atom it carries."""
+    return _rule(head, (rule_node(a) for a in atoms))
+
+
+def _cited(j: Justification) -> Iterator[str]:
+    """The atoms a ``rule:`` node justification cites (premises and blockers)."""
+    for x in (*j.premises, *j.unless):
+        yield node_atom(x)
+
+
+# ---- linking from scratch: the reference ------------------------------------------------
 
 
 @dataclass
-class Links:
-    """What the packs derive for a set of states."""
+class Linked:
+    """The rule links of a store, whole: what :func:`link_from_scratch` gives.
 
-    derivations: dict[str, list[Derivation]] = field(default_factory=dict)
-    """For each derived state with atoms: every rule derivation of all its atoms."""
-
-    def justifications(self) -> list[Justification]:
-        """One ``rule`` justification per derivation, sorted by identity."""
-        out: dict[tuple[str, tuple[str, ...], tuple[str, ...]], Justification] = {}
-        for head, ders in self.derivations.items():
-            for d in ders:
-                j = Justification(
-                    head=head,
-                    premises=tuple(sorted(d.premises)),
-                    unless=tuple(sorted(d.unless)),
-                    origin=Origin.rule,
-                    rules=d.rules,
-                )
-                out.setdefault(j.key, j)
-        return [out[k] for k in sorted(out)]
-
-    def check(self, head: str, premise: str) -> tuple[EdgeCheck, str] | None:
-        """Is ``premise`` a dependency of ``head``, as far as the rules can tell?"""
-        ders = self.derivations.get(head)
-        if not ders:
-            return None
-        without = [d for d in ders if premise not in d.premises]
-        if without:
-            rules = ", ".join(without[0].rules)
-            return EdgeCheck.independent, f"rules derive {head} without {premise} ({rules})"
-        rules = ", ".join(ders[0].rules)
-        return EdgeCheck.dependency, f"rules derive {head} only through {premise} ({rules})"
-
-
-class RuleLinker:
-    """Derives rule justifications between states from their atoms (``rule_linker.v1``).
-
-    Args:
-        packs: rule pack names (``rules/packs/<name>.lp``).
-        max_alternatives: distinct derivations kept per atom (and per state), to bound
-            the cost of wide rule fans; duplicates do not count against it.
+    Attributes:
+        nodes: every atom node a justification names, with its atom.
+        justifications: every ``rule`` justification, by identity.
+        demanded: the atoms whose firings are kept.
     """
 
-    name = "stategraph.rule_linker.v1"
-
-    def __init__(self, packs: Sequence[str], max_alternatives: int = DEFAULT_ALTERNATIVES) -> None:
-        from stategraph.grounding.packs import load_pack
-
-        self.packs = tuple(packs)
-        self._loaded = [load_pack(p) for p in self.packs]  # fail early on a bad pack name
-        self.max_alternatives = max_alternatives
-
-    def link(
-        self,
-        atoms_of: Mapping[str, Iterable[str]],
-        derived: Iterable[str],
-        dead: Iterable[str] = (),
-    ) -> Links:
-        """Derivations for every derived state, from the atoms of all given states.
-
-        Args:
-            atoms_of: the atoms of every state (facts and derived alike, retracted and
-                superseded ones too).
-            derived: which of them are derived states (heads to justify).
-            dead: which of them are retracted or superseded (under the cap, derivations
-                through none of them are kept first).
-        """
-        from stategraph.grounding.packs import derive
-
-        carriers: dict[clingo.Symbol, list[str]] = {}
-        symbols_of: dict[str, list[clingo.Symbol]] = {}
-        for sid in sorted(atoms_of):
-            syms = [parse_atom(a, sid) for a in atoms_of[sid]]
-            symbols_of[sid] = syms
-            for sym in syms:
-                carriers.setdefault(sym, []).append(sid)
-        if not carriers:
-            return Links()
-        by_head: dict[clingo.Symbol, list[Firing]] = {}
-        for f in derive(carriers, self._loaded, potential=True):
-            by_head.setdefault(f.head, []).append(f)
-        gone = frozenset(dead)
-        expander = Expander(
-            lambda a: by_head.get(a, []),
-            lambda a: carriers.get(a, []),
-            self.max_alternatives,
-            dead=gone.__contains__ if gone else None,
-        )
-        links = Links()
-        for head in sorted(derived):
-            found = expander.derivations(head, symbols_of.get(head, []))
-            if found:
-                links.derivations[head] = found
-        return links
+    nodes: dict[str, str] = field(default_factory=dict)
+    justifications: dict[JustKey, Justification] = field(default_factory=dict)
+    demanded: set[str] = field(default_factory=set)
 
 
-class Expander:
-    """Turns rule firings into derivations of a state's atoms from the states carrying atoms.
+def _closure(
+    heads: Mapping[str, Sequence[str]],
+    carriers: Mapping[str, Sequence[str]],
+    firings_of: Callable[[str], dict[JustKey, Justification]],
+) -> Linked:
+    """The rule links of derived memories (``heads``: their atoms) over the states carrying
+    atoms (``carriers``: by atom), given each atom's firing justifications."""
+    out = Linked()
+    derived: dict[str, bool] = {}
+    todo = sorted({a for atoms in heads.values() for a in atoms})
+    cited: set[str] = set()
+    while todo:
+        atom = todo.pop()
+        if atom in out.demanded:
+            continue
+        out.demanded.add(atom)
+        found = firings_of(atom)
+        derived[atom] = bool(found)
+        for j in found.values():
+            out.justifications[j.key] = j
+            for b in _cited(j):
+                cited.add(b)
+                if b not in out.demanded:
+                    todo.append(b)
+    for b in sorted(cited):
+        for carrier in carriers.get(b, ()):
+            j = carrier_justification(b, carrier)
+            out.justifications[j.key] = j
+        if derived.get(b):
+            j = derivation_justification(b)
+            out.justifications[j.key] = j
+    for head, atoms in sorted(heads.items()):
+        if atoms and all(derived.get(a) for a in atoms):
+            j = memory_justification(head, atoms)
+            out.justifications[j.key] = j
+    for j in out.justifications.values():
+        for x in (j.head, *j.premises, *j.unless):
+            if is_internal(x):
+                out.nodes.setdefault(x, node_atom(x))
+    return out
 
-    An atom some state carries stands for itself (it is not expanded further); any other atom
-    is expanded through the firings that derive it, and an ``unless`` atom into every state
-    that can derive it. At most ``max_alternatives`` distinct derivations are kept per atom,
-    and per state: the live ones first (no premise dead), in firing order, then the others
-    in firing order (see the module's doc).
 
-    Args:
-        firings_of: the firings deriving an atom, in :func:`derive`'s order.
-        carriers_of: the states carrying an atom, sorted by id.
-        max_alternatives: distinct derivations kept per atom and per state.
-        memo: remembers an atom's derivations through the rules across expanders
-            (``memo(atom, compute)``), for packs without recursion, where they do not depend
-            on the path that reached the atom; None: each expander remembers its own.
-        dead: whether a carrying state is retracted or superseded (asked of carriers only);
-            None: none is.
-        on_cut: called whenever the cap leaves derivations out (what a state's death can
-            change: a list that holds every derivation holds it whatever their order).
+def link_from_scratch(states: Iterable[State], packs: Sequence[str], policy: Policy) -> Linked:
+    """The rule links of a store's states, from scratch with clingo: the reference incremental
+    linking is held to (``tests/properties/test_linking.py``), and what a store whose packs
+    are recursive is linked by.
+
+    Every state with atoms takes part, retracted and superseded ones too, as in linking.
+    """
+    from stategraph.grounding.packs import derive, load_pack
+
+    with_atoms = [s for s in states if s.atoms and s.kind != ATOM_KIND]
+    if not packs or not with_atoms:
+        return Linked()
+    carriers: dict[str, list[str]] = {}
+    symbols: dict[str, clingo.Symbol] = {}
+    heads: dict[str, list[str]] = {}
+    for st in sorted(with_atoms, key=lambda s: s.id):
+        texts = []
+        for a in st.atoms:
+            sym = parse_atom(a, st.id)
+            text = _text(sym)
+            symbols[text] = sym
+            texts.append(text)
+            carriers.setdefault(text, [])
+            if st.id not in carriers[text]:
+                carriers[text].append(st.id)
+        if not policy.is_exogenous(st):
+            heads[st.id] = sorted(set(texts))
+    by_head: dict[str, list[Firing]] = {}
+    for f in derive(symbols.values(), [load_pack(p) for p in packs], potential=True):
+        by_head.setdefault(_text(f.head), []).append(f)
+    return _closure(heads, carriers, lambda a: firing_justifications(by_head.get(a, ())))
+
+
+# ---- the graph of rule links, read back ---------------------------------------------------
+
+
+class RuleGraph(Protocol):
+    """What the questions asked of rule links (:meth:`check`, the heads a fact's atoms reach)
+    read: the ``rule`` justifications of nodes, and the memories carrying an atom."""
+
+    def justifications_of(self, node: str) -> Sequence[Justification]:
+        """The ``rule`` justifications of an atom node or memory, as the change leaves them."""
+        ...
+
+    def citing(self, node: str) -> Sequence[Justification]:
+        """The justifications citing a node, as the change leaves them."""
+        ...
+
+
+def derives_without(graph: RuleGraph, head: str, premise: str) -> tuple[bool, bool]:
+    """Whether the rules derive ``head``'s atoms at all, and whether they do without
+    ``premise``: over the justifications as they are (each premise counted as potentially
+    holding, whatever it holds now; ``unless`` ignored), with no cycle supporting itself.
+
+    Returns:
+        ``(with, without)``.
     """
 
-    def __init__(
-        self,
-        firings_of: Callable[[clingo.Symbol], Sequence[Firing]],
-        carriers_of: Callable[[clingo.Symbol], Sequence[str]],
-        max_alternatives: int,
-        memo: Memo | None = None,
-        dead: Callable[[str], bool] | None = None,
-        on_cut: Callable[[], None] | None = None,
-    ) -> None:
-        self.firings_of = firings_of
-        self.carriers_of = carriers_of
-        self.max_alternatives = max_alternatives
-        self._shared = memo
-        self._dead = dead
-        self._on_cut = on_cut
-        self._memo: dict[clingo.Symbol, list[Derivation]] = {}
+    def derivable(skip: str) -> bool:
+        memo: dict[str, bool] = {}
 
-    def derivations(self, head: str, atoms: Sequence[clingo.Symbol]) -> list[Derivation]:
-        """Every derivation of all of ``head``'s atoms, none through ``head`` itself."""
-        if not atoms:
-            return []
-        shared = self._shared
-        if shared is None:
-            per_atom = [self._through_rules(sym, frozenset()) for sym in atoms]
-        else:
-            per_atom = [
-                shared(sym, partial(self._through_rules, sym, frozenset())) for sym in atoms
-            ]
-        ders: dict[tuple[frozenset[str], frozenset[str]], Derivation] = {}
-        for d, combo in _live_first([(Derivation(frozenset()), per_atom)]):
-            for part in combo:
-                d = d.join(part)
-            if head in d.premises or head in d.unless:
-                continue  # a derivation through the state itself supports nothing
-            _keep(ders, d)
-            if len(ders) >= self.max_alternatives:
-                self._cut()
-                break
-        return list(ders.values())
+        def holds(node: str) -> bool:
+            if node == skip:
+                return False
+            if not is_internal(node):
+                return True  # a memory carrying an atom stands for itself
+            if node in memo:
+                return memo[node]
+            memo[node] = False  # a cycle supports nothing
+            found = any(all(holds(p) for p in j.premises) for j in graph.justifications_of(node))
+            memo[node] = found
+            return found
 
-    def _cut(self) -> None:
-        if self._on_cut is not None:
-            self._on_cut()
+        linked = [j for j in graph.justifications_of(head) if j.origin is Origin.rule]
+        return any(all(holds(p) for p in j.premises) for j in linked)
 
-    def _through_rules(
-        self, atom: clingo.Symbol, visiting: frozenset[clingo.Symbol]
-    ) -> list[Derivation]:
-        out: dict[tuple[frozenset[str], frozenset[str]], Derivation] = {}
-        inner = visiting | {atom}
-        firings = (  # each firing's blockers and parts are expanded only once reached
-            (
-                Derivation(frozenset(), self._blockers(f.unless, inner), (f.rule,)),
-                [self._expand(p, inner) for p in f.premises],
-            )
-            for f in self.firings_of(atom)
-        )
-        for own, combo in _live_first(firings):
-            d = own
-            for part in combo:
-                d = d.join(part)
-            _keep(out, d)
-            if len(out) >= self.max_alternatives:
-                self._cut()
-                break
-        return list(out.values())
-
-    def _expand(self, atom: clingo.Symbol, visiting: frozenset[clingo.Symbol]) -> list[Derivation]:
-        carried = self.carriers_of(atom)
-        if carried:
-            dead = self._dead
-            if dead is None:
-                return [Derivation(frozenset((s,))) for s in carried]
-            ders = [Derivation(frozenset((s,)), live=not dead(s)) for s in carried]
-            return [d for d in ders if d.live] + [d for d in ders if not d.live]
-        if atom in visiting:
-            return []
-        if self._shared is not None:
-            return self._shared(atom, partial(self._through_rules, atom, visiting))
-        if atom not in self._memo:
-            self._memo[atom] = self._through_rules(atom, visiting)
-        return self._memo[atom]
-
-    def _blockers(
-        self, atoms: Iterable[clingo.Symbol], visiting: frozenset[clingo.Symbol]
-    ) -> frozenset[str]:
-        return frozenset(s for u in atoms for d in self._expand(u, visiting) for s in d.premises)
+    return derivable(head), derivable(premise) and premise != head
 
 
-Memo = Callable[[clingo.Symbol, Callable[[], list[Derivation]]], list[Derivation]]
-"""``memo(atom, compute)``: the remembered derivations of an atom, or ``compute()``'s."""
+def check(graph: RuleGraph, head: str, premise: str) -> tuple[EdgeCheck, str] | None:
+    """Is ``premise`` a dependency of ``head``, as far as the rules can tell?"""
+    linked = [j for j in graph.justifications_of(head) if j.origin is Origin.rule]
+    if not linked or not all(is_rule_node(p) for j in linked for p in j.premises):
+        return None
+    with_, without = derives_without(graph, head, premise)
+    if not with_:
+        return None
+    atoms = ", ".join(node_atom(p) for p in linked[0].premises)
+    if without:
+        return EdgeCheck.independent, f"rules derive {atoms} for {head} without {premise}"
+    return EdgeCheck.dependency, f"rules derive {atoms} for {head} only through {premise}"
 
 
-def _live(ders: list[Derivation]) -> list[Derivation]:
-    """The live derivations of a list that has them first (every list an expander makes)."""
-    for n, d in enumerate(ders):
-        if not d.live:
-            return ders[:n]
-    return ders
+def downstream_memories(graph: RuleGraph, state_id: str, limit: int = 100_000) -> list[str]:
+    """The memories whose rule links go through ``state_id`` (through the atom nodes it
+    carries), sorted: the first memories past the atom steps."""
+    seen: set[str] = set()
+    out: set[str] = set()
+    stack = [state_id]
+    while stack and len(seen) < limit:
+        node = stack.pop()
+        for j in graph.citing(node):
+            if j.origin is not Origin.rule or j.head in seen:
+                continue
+            if is_internal(j.head):
+                seen.add(j.head)
+                stack.append(j.head)
+            elif node != state_id:
+                out.add(j.head)
+    return sorted(out)
 
 
-def _live_first(
-    products: Iterable[tuple[Derivation, list[list[Derivation]]]],
-) -> Iterator[tuple[Derivation, tuple[Derivation, ...]]]:
-    """Each product's own derivation (a firing's rule and blockers) with each combination of
-    its parts' derivations: every combination of live ones first, product after product, then
-    those with a dead part, in the same order. ``products`` is read as far as the caller
-    takes combinations."""
-    past: list[tuple[Derivation, list[list[Derivation]]]] = []  # products with a dead part
-    for own, parts in products:
-        live = [_live(part) for part in parts]
-        if any(len(a) != len(b) for a, b in zip(live, parts, strict=True)):
-            past.append((own, parts))
-        for combo in itertools.product(*live):
-            yield own, combo
-    for own, parts in past:
-        for combo in itertools.product(*parts):
-            if not all(d.live for d in combo):
-                yield own, combo
+def reached_nodes(graph: RuleGraph, state_id: str, limit: int = 10_000) -> set[str]:
+    """The atom nodes reachable from a state along rule links (at most ``limit``)."""
+    seen: set[str] = set()
+    stack = [state_id]
+    while stack and len(seen) < limit:
+        for j in graph.citing(stack.pop()):
+            if j.origin is Origin.rule and is_internal(j.head) and j.head not in seen:
+                seen.add(j.head)
+                stack.append(j.head)
+    return seen
 
 
-def _keep(out: dict[tuple[frozenset[str], frozenset[str]], Derivation], d: Derivation) -> None:
-    """Add ``d`` unless a derivation with the same premises and blockers is there; merge rules.
-
-    Two derivations with the same states are one justification (its identity is head,
-    premises, unless), so only the first counts against ``max_alternatives``.
-    """
-    key = (d.premises, d.unless)
-    if key in out:
-        old = out[key]
-        out[key] = Derivation(
-            old.premises, old.unless, tuple(sorted({*old.rules, *d.rules})), old.live
-        )
-    else:
-        out[key] = d
+# ---- incremental linking ------------------------------------------------------------------
 
 
 @functools.cache
@@ -401,206 +388,30 @@ def _compiled(packs: tuple[str, ...]) -> PackProgram:
     return compile_packs([load_pack(p) for p in packs])
 
 
-class IncrementalLinker:
-    """Links only what a change can affect (``incremental_linker.v1``), through the store's
-    atom index (:mod:`stategraph.text.atom_index`).
-
-    The memories a change relinks are the derived ones it adds, and the groups of memories
-    (:class:`Evaluation`) whose last linking looked up a pattern one of the new atoms matches
-    (an atom new to the inputs), the carriers of one of them (any new atom), or a
-    ``next_date`` the new dates move. Each is linked by evaluating the packs top-down from
-    its atoms (:mod:`stategraph.text.topdown`), which gives exactly the derivations
-    :class:`RuleLinker` finds from scratch for it: the property suite holds the two to that,
-    change after change.
-
-    Args:
-        packs: rule pack names.
-        max_alternatives: as for :class:`RuleLinker`.
-
-    Raises:
-        ValueError: when the packs cannot be evaluated top-down (a recursive predicate); link
-            those from scratch with :class:`RuleLinker`.
-    """
-
-    name = "stategraph.incremental_linker.v1"
-
-    def __init__(self, packs: Sequence[str], max_alternatives: int = DEFAULT_ALTERNATIVES) -> None:
-        self.packs = tuple(packs)
-        self.program = _compiled(self.packs)
-        self.max_alternatives = max_alternatives
-
-    def changed(
-        self, index: LinkIndex, inputs: StoreInputs, new: Iterable[clingo.Symbol]
-    ) -> tuple[frozenset[str], tuple[clingo.Symbol, ...]]:
-        """The lookup keys the new atoms change (their carriers; every pattern an atom new to
-        the inputs matches; the ``next_date`` answers they move), and the atoms new to the
-        inputs, sorted."""
-        from stategraph.text.topdown import carrier_key, pattern_keys
-
-        keys = set()
-        fresh = []
-        for atom in sorted(set(new)):
-            keys.add(carrier_key(atom))
-            if not index.carried(atom):  # an atom new to the inputs: every pattern it matches
-                keys.update(pattern_keys(atom))
-                fresh.append(atom)
-        keys.update(inputs.changed_next_dates())
-        return frozenset(keys), tuple(fresh)
-
-    def affected(
-        self, index: LinkIndex, inputs: StoreInputs, new: Iterable[clingo.Symbol]
-    ) -> set[str]:
-        """The stored groups (:func:`~stategraph.text.atom_index.group_key`) whose derivations
-        the new atoms may change."""
-        return index.watchers(self.changed(index, inputs, new)[0])
-
-    def evaluation(self, inputs: StoreInputs, carry: Carry | None = None) -> Evaluation:
-        """A linking pass over these inputs (memoized throughout), taking over the firings
-        ``carry`` keeps where they still hold."""
-        return Evaluation(self.program, inputs, self.max_alternatives, carry)
-
-    def link(self, inputs: StoreInputs, heads: Mapping[str, Sequence[clingo.Symbol]]) -> Links:
-        """The derivations of these memories (by their atoms, in order)."""
-        ev = self.evaluation(inputs)
-        links = Links()
-        for head in sorted(heads):
-            found = ev.head(head, heads[head])
-            if found:
-                links.derivations[head] = found
-        return links
-
-
-_CUT = "cut|"
-"""Noted with an evaluation's lookup keys where the cap left derivations out (so that memoized
-parts replay it); never a key of the index."""
-
-
-class Evaluation:
-    """One linking pass over one set of inputs: the derivations of memories, by their atoms.
-
-    Memories with the same atoms have the same derivations, except where a derivation cites
-    the memory itself (it supports nothing and is skipped, and the next one takes its place
-    under the cap): so the derivations of a *group* of memories (:meth:`group`) are computed
-    once, with the lookup keys they evaluated (what the group watches), and a memory's own
-    (:meth:`head`) are the group's unless the group's cite it. One expander serves every
-    memory: memories that share atoms (fifty reminders of one dose) share their expansions.
-
-    Args:
-        program: the compiled packs.
-        inputs: the input atoms.
-        max_alternatives: as for :class:`RuleLinker`.
-    """
-
-    def __init__(
-        self,
-        program: PackProgram,
-        inputs: StoreInputs,
-        max_alternatives: int,
-        carry: Carry | None = None,
-    ) -> None:
-        from stategraph.text.topdown import Goals, carrier_key
-
-        self.goals = goals = Goals(program, inputs, carry)
-        carried: dict[clingo.Symbol, Sequence[str]] = {}
-
-        def carriers(atom: clingo.Symbol) -> Sequence[str]:
-            goals.note(carrier_key(atom))
-            found = carried.get(atom)
-            if found is None:
-                found = carried[atom] = inputs.carriers(atom)
-            return found
-
-        def memo(atom: clingo.Symbol, compute: Callable[[], list[Derivation]]) -> list[Derivation]:
-            return goals.cached("derivations", atom, compute)
-
-        self.expander = Expander(
-            goals.firings, carriers, max_alternatives, memo, inputs.dead, partial(goals.note, _CUT)
-        )
-        self._groups: dict[tuple[clingo.Symbol, ...], Group] = {}
-
-    def group(self, atoms: Sequence[clingo.Symbol]) -> Group:
-        """The derivations of a memory with these atoms citing none of the states in them."""
-        key = tuple(atoms)
-        found = self._groups.get(key)
-        if found is None:
-            with self.goals.watch() as keys:
-                ders = self.expander.derivations("", atoms)
-            capped = _CUT in keys
-            found = self._groups[key] = Group(ders, frozenset(keys - {_CUT}), capped)
-        return found
-
-    def head(self, head: str, atoms: Sequence[clingo.Symbol]) -> list[Derivation]:
-        """Every derivation of ``head``'s atoms, none through ``head`` itself."""
-        group = self.group(atoms)
-        if head in group.states:
-            return self.expander.derivations(head, atoms)
-        return group.derivations
-
-    def firings(self) -> dict[clingo.Symbol, Carried]:
-        """Every atom's firings this pass evaluated, with what they read (to carry over)."""
-        return self.goals.firings_made()
-
-
-@dataclass(frozen=True)
-class Group:
-    """The derivations of a group of memories (see :class:`Evaluation`).
-
-    Attributes:
-        derivations: every derivation of the group's atoms, in the expander's order.
-        keys: the lookup keys evaluating them read (what the group watches).
-    """
-
-    derivations: list[Derivation]
-    keys: frozenset[str]
-    capped: bool = True
-    """The cap left derivations out somewhere (of the group's, or of an atom's on the way);
-    when not, no state's death changes them (nor those of a memory the group cites)."""
-
-    @functools.cached_property
-    def states(self) -> frozenset[str]:
-        """Every state a derivation cites: a member among them has derivations of its own."""
-        return frozenset(s for d in self.derivations for s in (*d.premises, *d.unless))
-
-    @functools.cached_property
-    def by_key(self) -> dict[tuple[frozenset[str], frozenset[str]], Derivation]:
-        """The derivations by their premises and blockers (a justification's identity)."""
-        return {(d.premises, d.unless): d for d in self.derivations}
-
-
-class GroupCache:
-    """Groups' derivations, and atoms' firings, over the committed store, kept between changes
-    (their lookups are what a change with atoms costs most: a group a thousand memories share
-    is evaluated once for each change that concerns it, not again for each new member; and
-    an atom's firings over every move into a city are extended by the new move's, not found
-    again: :class:`~stategraph.text.topdown.Carry`).
+class FiringCache:
+    """Atoms' firings over the committed store, kept between changes (an atom's firings over
+    every move into a city are extended by the new move's, not found again:
+    :class:`~stategraph.text.topdown.Carry`).
 
     A change's linking reads the cache (valid for the store as committed) and hands it the
-    groups and firings as the change leaves them (:meth:`expect`); they replace the cached
-    ones once the change is seen committed (:meth:`settle`, at the next linking: one of its
-    new states, not stored when it was linked, is stored with its atoms, or the state it
-    retracts is inactive), and are forgotten if it is not. What a pass evaluated over the
-    committed store itself is kept at once (:meth:`keep`). Everything is forgotten when the
-    store's version moves other than by this memory's own commits (another connection
-    committed, or a rollback undid rows: :meth:`~stategraph.text.atom_index.LinkIndex.version`),
-    or when there is no such version (PostgreSQL).
+    firings as the change leaves them (:meth:`expect`); they replace the cached ones once the
+    change is seen committed (:meth:`settle`, at the next linking), and are forgotten if it
+    is not. Everything is forgotten when the store's version moves other than by this
+    memory's own commits (another connection committed, a rollback undid rows:
+    :meth:`~stategraph.text.atom_index.LinkIndex.version`), or when there is no such version.
 
     Args:
-        size: groups kept at most, and atoms' firings (least recently used go first).
+        size: atoms kept at most (least recently used go first).
     """
 
-    def __init__(self, size: int = 4096) -> None:
+    def __init__(self, size: int = 8192) -> None:
         self.size = size
-        self._groups: dict[str, Group] = {}
         self.firings: dict[clingo.Symbol, Carried] = {}
-        """Atoms' firings over the committed store."""
         self._version: object = None
-        self._pending: (
-            tuple[Callable[[], bool], dict[str, Group], dict[clingo.Symbol, Carried]] | None
-        ) = None
+        self._pending: tuple[Callable[[], bool], dict[clingo.Symbol, Carried]] | None = None
 
     def clear(self) -> None:
         """Forget everything."""
-        self._groups.clear()
         self.firings.clear()
         self._pending = None
 
@@ -613,96 +424,515 @@ class GroupCache:
             return
         pending, self._pending = self._pending, None
         if pending is not None and pending[0]():
-            for grp, group in pending[1].items():
-                self._groups.pop(grp, None)
-                self._groups[grp] = group
-            _bounded(self._groups, self.size)
-            self.keep(pending[2])
+            self.keep(pending[1])
 
     def keep(self, firings: Mapping[clingo.Symbol, Carried]) -> None:
         """Atoms' firings over the store as committed now."""
         for atom, carried in firings.items():
             self.firings.pop(atom, None)
             self.firings[atom] = carried
-        _bounded(self.firings, self.size)
+        while len(self.firings) > self.size:
+            del self.firings[next(iter(self.firings))]
 
-    def get(self, grp: str) -> Group | None:
-        """A group's derivations over the committed store, if kept."""
-        return self._groups.get(grp)
-
-    def expect(
-        self,
-        committed: Callable[[], bool],
-        groups: dict[str, Group],
-        firings: dict[clingo.Symbol, Carried] | None = None,
-    ) -> None:
-        """The groups and atoms' firings as a change leaves them, kept once the change is
-        seen committed (``committed()``, asked at the next :meth:`settle`: a new state of it
-        stored with its atoms, say)."""
-        self._pending = (committed, groups, firings or {})
+    def expect(self, committed: Callable[[], bool], firings: dict[clingo.Symbol, Carried]) -> None:
+        """The firings as a change leaves them, kept once the change is seen committed."""
+        self._pending = (committed, firings)
 
 
-def _bounded(kept: dict[Any, Any], size: int) -> None:
-    """Drop the oldest entries of an insertion-ordered cache past ``size``."""
-    while len(kept) > size:
-        del kept[next(iter(kept))]
+@dataclass
+class LinkDelta:
+    """What linking adds to one change, and what the atom index records with it.
 
-
-def delta(
-    old: Sequence[Derivation], new: Sequence[Derivation]
-) -> tuple[list[Derivation], list[Derivation]]:
-    """What changes from one derivation list to the other: those added (or whose rules
-    changed), and those dropped."""
-    before = {(d.premises, d.unless): d for d in old}
-    after = {(d.premises, d.unless): d for d in new}
-    added = [d for k, d in after.items() if k not in before or before[k].rules != d.rules]
-    dropped = [d for k, d in before.items() if k not in after]
-    return added, dropped
-
-
-def rule_key(head: str, d: Derivation) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    """The identity of the ``rule`` justification of a derivation (what a dropped derivation
-    needs: a dense fact drops one from each of a thousand memories)."""
-    return (head, tuple(sorted(d.premises)), tuple(sorted(d.unless)))
-
-
-def rule_justification(head: str, d: Derivation) -> Justification:
-    """The ``rule`` justification of a derivation (built, not validated: the ids come from
-    the store and the change, both validated already)."""
-    _, premises, unless = rule_key(head, d)
-    return trusted(
-        Justification,
-        {
-            "head": head,
-            "premises": premises,
-            "unless": unless,
-            "origin": Origin.rule,
-            "checked": {},
-            "notes": {},
-            "rules": d.rules,
-            "proposed": {},
-        },
-    )
-
-
-def link_from_scratch(
-    states: Iterable[State],
-    packs: Sequence[str],
-    policy: Policy,
-    *,
-    dead: Iterable[str],
-    max_alternatives: int = DEFAULT_ALTERNATIVES,
-) -> list[Justification]:
-    """The rule justifications linking gives a store's states from scratch: the reference
-    incremental linking is held to (``tests/properties/test_linking.py``).
-
-    Every state with atoms takes part, retracted and superseded ones too, as in linking
-    (``dead`` names those); ``max_alternatives`` is the store's (``Memory.max_alternatives``).
+    Attributes:
+        nodes: atom nodes the change creates (their states).
+        added: ``rule`` justifications added.
+        removed: ``rule`` justifications removed (as stored).
+        demand_add: atoms whose firings are kept from now on.
+        demand_drop: atoms whose firings are no longer kept.
+        watch_add: ``(key, atom)``: lookup keys an atom's firings now read.
+        watch_drop: ``(key, atom)``: lookup keys they no longer read.
     """
-    with_atoms = [s for s in states if s.atoms]
-    if not packs or not with_atoms:
-        return []
-    derived = [s.id for s in with_atoms if not policy.is_exogenous(s)]
-    linker = RuleLinker(packs, max_alternatives)
-    links = linker.link({s.id: s.atoms for s in with_atoms}, derived, dead)
-    return links.justifications()
+
+    nodes: list[State] = field(default_factory=list)
+    added: list[Justification] = field(default_factory=list)
+    removed: list[Justification] = field(default_factory=list)
+    demand_add: list[str] = field(default_factory=list)
+    demand_drop: list[str] = field(default_factory=list)
+    watch_add: list[tuple[str, str]] = field(default_factory=list)
+    watch_drop: list[tuple[str, str]] = field(default_factory=list)
+
+
+class StoredGraph:
+    """:class:`RuleGraph` over the store, with one change's rule links laid over it."""
+
+    def __init__(self, store: _Reads, delta: LinkDelta | None = None) -> None:
+        self.store = store
+        self._added: dict[str, list[Justification]] = {}
+        self._added_citing: dict[str, list[Justification]] = {}
+        self._removed: set[JustKey] = set()
+        if delta is not None:
+            self.lay(delta.added, delta.removed)
+
+    def lay(self, added: Iterable[Justification], removed: Iterable[Justification]) -> None:
+        """Lay justifications a change adds and removes over the store's."""
+        for j in added:
+            self._added.setdefault(j.head, []).append(j)
+            for x in {*j.premises, *j.unless}:
+                self._added_citing.setdefault(x, []).append(j)
+        self._removed.update(j.key for j in removed)
+
+    def justifications_of(self, node: str) -> list[Justification]:
+        stored = [j for j in self.store.justifications_for([node]) if j.key not in self._removed]
+        return stored + self._added.get(node, [])
+
+    def citing(self, node: str) -> list[Justification]:
+        stored = [j for j in self.store.citing(node) if j.key not in self._removed]
+        return stored + self._added_citing.get(node, [])
+
+
+class _Reads(Protocol):
+    """The store's reads linking makes beyond the atom index."""
+
+    def justifications_for(self, heads: Iterable[str]) -> list[Justification]: ...
+    def citing(self, state_id: str) -> list[Justification]: ...
+    def truths(self, ids: Iterable[str]) -> Mapping[str, object]: ...
+
+
+class IncrementalLinker:
+    """Links only what a change can affect (``incremental_linker.v2``), through the store's
+    atom index (:mod:`stategraph.text.atom_index`).
+
+    An atom's firings are evaluated top-down (:mod:`stategraph.text.topdown`), recording the
+    lookups they read (its *watches*); a new input atom that matches one of them, or a
+    ``next_date`` answer a new date moves, is what can change them. So a change evaluates
+    again only the demanded atoms watching what it brings, and the atoms it newly demands
+    (those its derived memories carry, those new firings cite), and writes the justifications
+    that differ. A new carrier of a cited atom is one justification of one node.
+
+    Args:
+        packs: rule pack names.
+
+    Raises:
+        ValueError: when the packs cannot be evaluated top-down (a recursive predicate); link
+            those from scratch with :func:`link_from_scratch`.
+    """
+
+    name = "stategraph.incremental_linker.v2"
+
+    def __init__(self, packs: Sequence[str]) -> None:
+        self.packs = tuple(packs)
+        self.program = _compiled(self.packs)
+        self.cache = FiringCache()
+
+    def changed(
+        self, index: LinkIndex, inputs: StoreInputs, new: Iterable[clingo.Symbol]
+    ) -> tuple[frozenset[str], tuple[clingo.Symbol, ...]]:
+        """The lookup keys the new atoms change (every pattern an atom new to the inputs
+        matches; the ``next_date`` answers they move), and the atoms new to the inputs,
+        sorted."""
+        from stategraph.text.topdown import pattern_keys
+
+        keys: set[str] = set()
+        fresh = []
+        for atom in sorted(set(new)):
+            if not index.carried(atom):
+                keys.update(pattern_keys(atom))
+                fresh.append(atom)
+        keys.update(inputs.changed_next_dates())
+        return frozenset(keys), tuple(fresh)
+
+    def link(
+        self,
+        store: _Reads,
+        index: LinkIndex,
+        new_states: Sequence[State],
+        policy: Policy,
+        everything: Sequence[State] | None = None,
+    ) -> LinkDelta:
+        """The rule links a change's new states make, as a delta over the store's.
+
+        Args:
+            store: the store, for the justifications stored.
+            index: its atom index.
+            new_states: the states the change asserts (with their atoms).
+            policy: which kinds are derived.
+            everything: every stored state with atoms, when the store's rule links are to
+                be made afresh (a new pack setting, or a store linked before atom nodes):
+                every derived memory is then linked, and the index rebuilt.
+        """
+        from stategraph.text.atom_index import StoreInputs
+
+        with_atoms = [s for s in new_states if s.atoms and s.kind != ATOM_KIND]
+        new = {s.id: [parse_atom(a, s.id) for a in s.atoms] for s in with_atoms}
+        inputs = StoreInputs(index, new)
+        return _Pass(self, store, index, inputs, with_atoms, new, policy, everything).run()
+
+
+class _Pass:
+    """One change's incremental linking (see :class:`IncrementalLinker`).
+
+    The rule links are a function of the store's atoms and kinds (the module's doc); this
+    keeps them so. For each atom it evaluates, the firings over the store as committed are
+    the cache's or the stored ``rule:`` node's justifications, and the difference is written.
+    Which atoms are cited, and whether an atom has a firing, are read from the store as
+    committed and the change's own differences laid over it.
+    """
+
+    def __init__(
+        self,
+        linker: IncrementalLinker,
+        store: _Reads,
+        index: LinkIndex,
+        inputs: StoreInputs,
+        new_states: list[State],
+        new: dict[str, list[clingo.Symbol]],
+        policy: Policy,
+        everything: Sequence[State] | None,
+    ) -> None:
+        from stategraph.text.topdown import Carry, Goals
+
+        self.store, self.index, self.policy = store, index, policy
+        self.program = linker.program
+        self.cache = cache = linker.cache
+        self.scratch = everything is not None
+        cache.settle(None if self.scratch else index.version())
+        if self.scratch:
+            changed: frozenset[str] = frozenset()
+            fresh: tuple[clingo.Symbol, ...] = ()
+        else:
+            changed, fresh = linker.changed(index, inputs, (a for v in new.values() for a in v))
+        self.changed = changed
+        self.goals = Goals(self.program, inputs, Carry(cache.firings, changed, fresh))
+        self.new_states = new_states
+        self.symbols: dict[str, clingo.Symbol] = {}
+        self.texts: dict[str, list[str]] = {sid: self._texts(atoms) for sid, atoms in new.items()}
+        self.heads = [s for s in new_states if not policy.is_exogenous(s)]
+        # a relink from scratch reads every state's atoms once, here
+        self.carriers: dict[str, set[str]] = {}
+        self.derived_carried: set[str] = set()
+        if everything is not None:
+            for st in everything:
+                if st.id in self.texts:
+                    continue
+                self.texts[st.id] = self._texts(parse_atom(a, st.id) for a in st.atoms)
+                if not policy.is_exogenous(st):
+                    self.heads.append(st)
+        for st in [*new_states, *(everything or ())]:
+            for a in self.texts.get(st.id, ()):
+                if self.scratch:
+                    self.carriers.setdefault(a, set()).add(st.id)
+                if not policy.is_exogenous(st):
+                    self.derived_carried.add(a)
+        self.delta = LinkDelta()
+        self.firings: dict[str, dict[JustKey, Justification]] = {}
+        """Each evaluated atom's firing justifications, as the change leaves them."""
+        self.old: dict[str, dict[JustKey, Justification]] = {}
+        self.demanded: dict[str, bool] = {}
+        self.was_cited: dict[str, bool] = {}
+        self.cited_after: dict[str, bool] = {}
+        self._added: dict[JustKey, Justification] = {}
+        self._removed: dict[JustKey, Justification] = {}
+        self._cites: dict[str, int] = {}
+        """For each ``atom:`` node, how many of the added firing justifications cite it."""
+
+    # -- small reads ------------------------------------------------------------------------
+
+    def _texts(self, atoms: Iterable[clingo.Symbol]) -> list[str]:
+        out = set()
+        for a in atoms:
+            t = _text(a)
+            self.symbols.setdefault(t, a)
+            out.add(t)
+        return sorted(out)
+
+    def _symbol(self, atom: str) -> clingo.Symbol:
+        found = self.symbols.get(atom)
+        if found is None:
+            found = self.symbols[atom] = clingo.parse_term(atom)
+        return found
+
+    def _derived_predicate(self, atom: str) -> bool:
+        sym = self._symbol(atom)
+        return (sym.name, len(sym.arguments)) in self.program.derived
+
+    def _is_demanded(self, atom: str) -> bool:
+        if atom not in self.demanded:
+            self.demanded[atom] = not self.scratch and self.index.demanded(atom)
+        return self.demanded[atom]
+
+    def _stored_firings(self, atom: str) -> dict[JustKey, Justification]:
+        """The firing justifications of ``atom`` in the store as committed (none for an atom
+        not demanded there)."""
+        if atom not in self.old:
+            if self.scratch or not self._is_demanded(atom):
+                self.old[atom] = {}
+            else:
+                kept = self.cache.firings.get(self._symbol(atom))
+                if kept is not None:
+                    self.old[atom] = firing_justifications(kept.firings)
+                else:
+                    node = rule_node(atom)
+                    self.old[atom] = {j.key: j for j in self.store.justifications_for([node])}
+        return self.old[atom]
+
+    def _had_firings(self, atom: str) -> bool:
+        """Whether some firing derived ``atom`` in the store as committed."""
+        if atom in self.old:
+            return bool(self.old[atom])
+        if self.scratch or not self._derived_predicate(atom) or not self._is_demanded(atom):
+            return False
+        kept = self.cache.firings.get(self._symbol(atom))
+        if kept is not None:
+            return bool(kept.firings)
+        return self.index.has_justification(rule_node(atom))
+
+    def _has_firings(self, atom: str) -> bool:
+        """Whether some firing derives ``atom`` once the change is made."""
+        if atom in self.firings:
+            return bool(self.firings[atom])
+        return self._had_firings(atom)
+
+    def _add(self, j: Justification) -> None:
+        if j.key in self._removed:
+            del self._removed[j.key]
+        else:
+            self._added[j.key] = j
+        if is_rule_node(j.head):
+            for x in {*j.premises, *j.unless}:
+                self._cites[x] = self._cites.get(x, 0) + 1
+
+    def _remove(self, j: Justification) -> None:
+        if j.key in self._added:
+            del self._added[j.key]
+            if is_rule_node(j.head):
+                for x in {*j.premises, *j.unless}:
+                    self._cites[x] -= 1
+        else:
+            self._removed[j.key] = j
+
+    # -- the pass ---------------------------------------------------------------------------
+
+    def run(self) -> LinkDelta:
+        todo = [] if self.scratch else sorted(self.index.watchers(self.changed))
+        head_atoms = sorted({a for st in self.heads for a in self.texts.get(st.id, ())})
+        todo += [a for a in head_atoms if self._derived_predicate(a) and not self._is_demanded(a)]
+        touched: set[str] = set()
+        self._evaluate(todo, touched)
+        self._cited(touched)
+        self._carriers()
+        self._memories()
+        self._nodes()
+        if not self.scratch:
+            self.cache.expect(self._committed(), self.goals.firings_made())
+        d = self.delta
+        d.added = [self._added[k] for k in sorted(self._added)]
+        d.removed = [self._removed[k] for k in sorted(self._removed)]
+        return d
+
+    def _evaluate(self, todo: list[str], touched: set[str]) -> None:
+        """Evaluate the firings of every atom on ``todo``, and of the atoms new firings cite
+        that nothing demanded yet (demanding them), and write each one's justification diff
+        and watches. ``touched`` collects the atoms whose citations or firings changed."""
+        while todo:
+            atom = todo.pop()
+            if atom in self.firings:
+                continue
+            old = self._stored_firings(atom)
+            with self.goals.watch() as keys:
+                found = self.goals.firings(self._symbol(atom))
+            now = firing_justifications(found)
+            self.firings[atom] = now
+            if self._is_demanded(atom):
+                old_keys = self.index.watches(atom)
+            else:
+                self.demanded[atom] = True
+                self.delta.demand_add.append(atom)
+                old_keys = set()
+            self.delta.watch_add += [(k, atom) for k in sorted(keys - old_keys)]
+            self.delta.watch_drop += [(k, atom) for k in sorted(old_keys - keys)]
+            for k, j in now.items():
+                if old.get(k) == j:
+                    continue
+                if k in old:
+                    self._remove(old[k])
+                self._add(j)
+                for b in _cited(j):
+                    touched.add(b)
+                    if self._derived_predicate(b) and not self._is_demanded(b):
+                        todo.append(b)
+            for k, j in old.items():
+                if k not in now:
+                    self._remove(j)
+                    touched.update(_cited(j))
+            if bool(old) != bool(now):
+                touched.add(atom)  # its derivation justification may change
+
+    def _cited(self, touched: set[str]) -> None:
+        """Stop demanding the atoms no firing cites any more that no derived memory carries
+        (their firings go too, and what those cited is looked at again); then give the atoms
+        newly cited their carriers and derivation, and take them from those no longer
+        cited."""
+        work = sorted(touched)
+        while work:
+            b = work.pop()
+            if (
+                self._is_demanded(b)
+                and b not in self.derived_carried
+                and not self._cited_now(b)
+                and (self.scratch or not self.index.carried_by_derived(b, self.policy))
+            ):
+                cited = self._undemand(b)
+                touched.update(cited)
+                work.extend(cited)
+        for b in sorted(touched):
+            was, now = self._was_cited(b), self._cited_now(b)
+            self.cited_after[b] = now
+            if now and not was:
+                for carrier in self._carriers_of(b):
+                    self._add(carrier_justification(b, carrier))
+            elif was and not now:
+                for j in self.store.justifications_for([atom_node(b)]):
+                    self._remove(j)
+                continue
+            had = was and self._had_firings(b)
+            has = now and self._has_firings(b)
+            if has and not had:
+                self._add(derivation_justification(b))
+            elif had and not has:
+                self._remove(derivation_justification(b))
+
+    def _undemand(self, atom: str) -> list[str]:
+        """Stop keeping an atom's firings: its ``rule:`` node loses its justifications.
+        Returns the atoms they cited."""
+        self.demanded[atom] = False
+        if atom in self.delta.demand_add:
+            self.delta.demand_add.remove(atom)
+            self.delta.watch_add = [(k, a) for k, a in self.delta.watch_add if a != atom]
+        else:
+            self.delta.demand_drop.append(atom)
+            self.delta.watch_add = [(k, a) for k, a in self.delta.watch_add if a != atom]
+            dropped = {(k, a) for k, a in self.delta.watch_drop if a == atom}
+            self.delta.watch_drop += [
+                (k, atom) for k in sorted(self.index.watches(atom)) if (k, atom) not in dropped
+            ]
+        gone = {**self._stored_firings(atom), **self.firings.get(atom, {})}
+        cited: list[str] = []
+        for j in gone.values():
+            if j.key in self._added or j.key in self.old.get(atom, {}):
+                self._remove(j)
+            cited.extend(_cited(j))
+        self.firings[atom] = {}
+        return cited
+
+    def _was_cited(self, atom: str) -> bool:
+        if atom not in self.was_cited:
+            self.was_cited[atom] = not self.scratch and self.index.cited(atom_node(atom))
+        return self.was_cited[atom]
+
+    def _cited_now(self, atom: str) -> bool:
+        """Whether some firing cites the atom once the change's differences are made."""
+        node = atom_node(atom)
+        if self._cites.get(node, 0) > 0:
+            return True
+        if self.scratch:
+            return False
+        return any(
+            is_rule_node(j.head) and j.key not in self._removed for j in self.store.citing(node)
+        )
+
+    def _carriers_of(self, atom: str) -> list[str]:
+        if self.scratch:
+            return sorted(self.carriers.get(atom, ()))
+        new = [sid for sid in self.texts if atom in self.texts[sid]]
+        return sorted({*(sid for sid, _ in self.index.carriers(self._symbol(atom))), *new})
+
+    def _carriers(self) -> None:
+        """A new state carrying an atom cited before the change: one justification."""
+        if self.scratch:
+            return
+        for st in self.new_states:
+            for b in self.texts.get(st.id, ()):
+                if self._was_cited(b) and self.cited_after.get(b, True):
+                    self._add(carrier_justification(b, st.id))
+
+    def _memories(self) -> None:
+        """Link the derived memories whose atoms now all have firings, and unlink those one
+        of whose atoms lost its last (a memory's link cites every atom's ``rule:`` node)."""
+        candidates = {st.id: self.texts.get(st.id, []) for st in self.heads}
+        stored: set[str] = set()
+        if not self.scratch:
+            for atom, now in sorted(self.firings.items()):
+                before = self._had_firings(atom)
+                if before == bool(now):
+                    continue
+                if now:  # its first firing: the stored memories carrying it may link now
+                    for sid, kind in self.index.carriers_with_kind(atom):
+                        if sid not in candidates and not self.policy.is_exogenous(_Kind(sid, kind)):
+                            candidates[sid] = self.index.atoms_of(sid)
+                            stored.add(sid)
+                else:  # its last firing gone: the links citing its rule node go
+                    for j in self.store.citing(rule_node(atom)):
+                        if not is_internal(j.head) and j.origin is Origin.rule:
+                            self._remove(j)
+        for sid, atoms in sorted(candidates.items()):
+            if atoms and all(self._has_firings(a) for a in atoms):
+                j = memory_justification(sid, atoms)
+                if sid not in stored or not self._stored(j):
+                    self._add(j)
+
+    def _stored(self, j: Justification) -> bool:
+        return any(s.key == j.key for s in self.store.justifications_for([j.head]))
+
+    def _nodes(self) -> None:
+        """The atom nodes the added justifications name that are not stored yet."""
+        named = {x for j in self._added.values() for x in (j.head, *j.premises, *j.unless)}
+        internal = sorted(x for x in named if is_internal(x))
+        if not internal:
+            return
+        stored = self.store.truths(internal)
+        self.delta.nodes = [node_state(x, node_atom(x)) for x in internal if x not in stored]
+
+    def _committed(self) -> Callable[[], bool]:
+        """What shows that the change was committed: its first new state stored."""
+        if not self.new_states:
+            return lambda: False
+        sid = self.new_states[0].id
+        return lambda: bool(self.store.truths([sid]))
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """A carrier as the policy reads it."""
+
+    id: str
+    kind: str
+
+
+def kinded(sid: str, kind: str) -> Kinded:
+    """A stored state's id and kind, for the policy."""
+    return _Kind(sid, kind)
+
+
+def is_link(j: Justification) -> bool:
+    """True for a justification rule linking writes (J1 to J4)."""
+    if j.origin is not Origin.rule:
+        return False
+    if is_internal(j.head):
+        return True
+    return bool(j.premises) and all(is_rule_node(p) for p in j.premises)
+
+
+def legacy_link(j: Justification) -> bool:
+    """True for a ``rule`` justification linking wrote before atom nodes (memory to memory):
+    what relinking a store linked then removes."""
+    return j.origin is Origin.rule and not is_link(j)
+
+
+def atoms_node(atom: clingo.Symbol) -> str:
+    """The ``atom:`` node of a symbol."""
+    return atom_node(_text(atom))
+
+
+def is_atom_link(j: Justification) -> bool:
+    """True for ``atom:A <- carrier`` and ``atom:A <- rule:A``."""
+    return j.origin is Origin.rule and is_atom_node(j.head)

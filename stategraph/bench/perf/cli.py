@@ -34,7 +34,6 @@ PERF_OPTIONS = (
     "text",
     "recall",
     "workload",
-    "max_alternatives",
     "asof",
 )
 """Attribute names of the options only ``bench perf`` reads."""
@@ -86,12 +85,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         choices=["sparse", "dense", "both"],
         help="with --text: the household stream (sparse, the default), the dense one where "
         "thousands of memories share a pattern (stategraph.bench.perf.densegen), or both",
-    )
-    g.add_argument(
-        "--max-alternatives",
-        type=int,
-        metavar="N",
-        help="with --text: the rule derivations each memory keeps (default: a new store's, 16)",
     )
     g.add_argument(
         "--asof",
@@ -179,7 +172,6 @@ def _run_text(args: argparse.Namespace) -> int:
         options.relink_budget_s = args.budget
     if args.workload is not None:
         options.workloads = ["sparse", "dense"] if args.workload == "both" else [args.workload]
-    options.max_alternatives = args.max_alternatives
     doc = run_text(options)
     print(json.dumps(doc, indent=2, sort_keys=True) if args.json else render_text(doc))
     return 0

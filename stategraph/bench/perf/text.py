@@ -48,8 +48,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stategraph.text.linking import DEFAULT_ALTERNATIVES
-
 __all__ = ["TextPerfOptions", "measure_size", "render_text", "run_text"]
 
 
@@ -64,8 +62,6 @@ class TextPerfOptions:
     relink_budget_s: float = 60.0
     relink_adds: int = 20
     workloads: list[str] = field(default_factory=lambda: ["sparse"])
-    max_alternatives: int | None = None
-    """The stores' ``max_alternatives`` (None: a new store's)."""
     workload: str = "sparse"
     """The workload :func:`measure_size` measures (``run_text`` sets it for each process)."""
 
@@ -97,7 +93,6 @@ def measure_size(size: int, options: TextPerfOptions) -> dict[str, Any]:
     settings = {
         "rules": "all",
         "grounder": "stategraph.rule_grounder.v1",
-        "max_alternatives": options.max_alternatives,
     }
     with tempfile.TemporaryDirectory(prefix="stategraph-text-") as tmp:
         path = Path(tmp) / "memory.db"
@@ -279,14 +274,13 @@ def render_text(doc: dict[str, Any]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
     m = doc["machine"]
-    cap = doc.get("options", {}).get("max_alternatives") or DEFAULT_ALTERNATIVES
     lines.append(
         f"text memories, one add at a time after an import; one process: the import grounding "
         f"every text itself, worker: the process grounding ahead beside it otherwise; "
         f"linked: adds of memories with atoms; links/add: rule justifications an add wrote "
         f"(added or removed); "
         f"from scratch: their p50 relinking every memory (and its ratio to incremental); "
-        f"{cap} rule derivations kept a memory; Python {m['python']}, clingo "
+        f"rule links through atom nodes, uncapped; Python {m['python']}, clingo "
         f"{m['clingo']}, {m['cores']} cores"
     )
     return "\n".join(lines)
