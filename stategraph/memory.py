@@ -42,6 +42,7 @@ from stategraph.model import (
     id_list,
     normalise_id,
 )
+from stategraph.nodes import is_internal
 from stategraph.prepare import Preparer
 from stategraph.review.confirm import PendingReview, pending_review, review_change
 from stategraph.review.provenance import check_change, check_justification
@@ -723,30 +724,33 @@ class Memory:
         return self._row(state_id)[2]
 
     def holding(self) -> frozenset[str]:
-        """Ids of every state that holds."""
-        return self.store.ids_with_truth(Truth.true)
+        """Ids of every memory that holds (atom nodes, :mod:`stategraph.nodes`, are no
+        memories: ``truth`` and ``why`` read them by id)."""
+        return frozenset(s for s in self.store.ids_with_truth(Truth.true) if not is_internal(s))
 
     def undefined(self) -> frozenset[str]:
-        """Ids of every state whose value is undecided."""
-        return self.store.ids_with_truth(Truth.undefined)
+        """Ids of every memory whose value is undecided."""
+        ids = self.store.ids_with_truth(Truth.undefined)
+        return frozenset(s for s in ids if not is_internal(s))
 
     def state(self, state_id: str) -> State:
         """One state (active or not)."""
         return self._row(state_id)[0]
 
     def states(self) -> list[State]:
-        """Every state, active or not, sorted by id."""
-        return self.store.states()
+        """Every memory, active or not, sorted by id (atom nodes left out)."""
+        return [s for s in self.store.states() if not is_internal(s.id)]
 
     def is_active(self, state_id: str) -> bool:
         """True unless the state was retracted or superseded."""
         return self._row(state_id)[1]
 
     def justifications(self, head: str | None = None) -> list[Justification]:
-        """Every justification (or those of one head), sorted."""
+        """Every justification of a memory (or those of one head, an atom node's too),
+        sorted."""
         if head is not None:
-            head = self._row(head)[0].id
-        return self.store.justifications(head)
+            return self.store.justifications(self._row(head)[0].id)
+        return [j for j in self.store.justifications() if not is_internal(j.head)]
 
     def why(self, state_id: str) -> Proof:
         """A minimal-height, non-circular proof of a holding state."""

@@ -175,7 +175,11 @@ class Preparer:
         holds as an assumption of its source: an ``assumed`` justification without premises.
         """
         new_states = [*change.assert_, *(s.with_ for s in change.supersede)]
-        derived = [st for st in new_states if not self.policy.is_exogenous(st)]
+        derived = [
+            st
+            for st in new_states
+            if not self.policy.is_exogenous(st) and st.kind != ATOM_KIND  # linking's own
+        ]
         if not derived:
             return change
         by_head: dict[str, list[Justification]] = {}
@@ -246,7 +250,7 @@ class Preparer:
         from stategraph.grounding import ground
 
         def grounded(st: State) -> State:
-            if st.atoms or not st.text:
+            if st.atoms or not st.text or st.kind == ATOM_KIND:
                 return st
             # The memory's own creation year dates "12月" / "in December"; never the clock,
             # so grounding the same state again gives the same atoms. Without a creation

@@ -313,13 +313,13 @@ def seeds(change: Change) -> dict[str, str]:
 
 
 def moving_seeds(reads: Reads, change: Change) -> tuple[list[str], set[str]]:
-    """The seeds a change's cone is walked from, and the heads left out of them: those that
-    held and only gain justifications (a state that holds keeps holding while its support
-    does, and a new justification does not take that away; were its support to fail, the walk
-    from whatever the change does to it reaches it). A dense atom's node gains a carrier with
-    each memory that says it: its thousand dependents are not walked for that."""
+    """The seeds a change's cone is walked from, and the atom nodes left out of them: those
+    that held and only gain justifications (a state that holds keeps holding while its
+    support does, and a new justification does not take that away; were its support to fail,
+    the walk from whatever the change does to it reaches it). A dense atom's node gains a
+    carrier with each memory that says it: its thousand dependents are not walked for that."""
     roots = seeds(change)
-    gaining = {sid for sid, how in roots.items() if how == "justification"}
+    gaining = {sid for sid, how in roots.items() if how == "justification" and is_internal(sid)}
     gaining -= {j.head for j in change.remove_justifications}
     if not gaining:
         return list(roots), set()
@@ -448,7 +448,7 @@ def solve(
     # an atom node that held and only gains justifications, which the walk does not reach
     # along an open edge, keeps its value and its support: its new justifications are written,
     # not solved (a dense atom's node is never read whole for a new carrier)
-    aside = {h for h in gaining if is_internal(h) and h not in cone.solve}
+    aside = gaining - cone.solve
     inner = change
     if aside:
         keep = tuple(j for j in change.add_justifications if j.head not in aside)

@@ -63,6 +63,7 @@ from stategraph.model import (
     Truth,
     trusted,
 )
+from stategraph.nodes import ATOM_KIND
 from stategraph.store import past, review_queue, tables
 from stategraph.store.leankept import At, LeanKept
 from stategraph.store.revlog import (
@@ -1177,7 +1178,8 @@ class SQLiteStore:
         from stategraph.grounding.terms import memory_terms
         from stategraph.text import fulltext
 
-        states = list(states)
+        # atom nodes (stategraph.nodes) are no memories: never recalled, never a candidate
+        states = [st for st in states if st.kind != ATOM_KIND]
         fulltext.index(self, states)  # recall's full-text index (stategraph.text.fulltext)
         seq = self.doc_count()
         docs: list[tuple[int, str, int, str]] = []

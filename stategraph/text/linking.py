@@ -486,7 +486,7 @@ class StoredGraph:
         return stored + self._added.get(node, [])
 
     def citing(self, node: str) -> list[Justification]:
-        stored = [j for j in self.store.citing(node) if j.key not in self._removed]
+        stored = [j for j in _citing(self.store, node) if j.key not in self._removed]
         return stored + self._added_citing.get(node, [])
 
 
@@ -494,8 +494,18 @@ class _Reads(Protocol):
     """The store's reads linking makes beyond the atom index."""
 
     def justifications_for(self, heads: Iterable[str]) -> list[Justification]: ...
-    def citing(self, state_id: str) -> list[Justification]: ...
+    def heads_citing(self, ids: Iterable[str]) -> set[str]: ...
     def truths(self, ids: Iterable[str]) -> Mapping[str, object]: ...
+
+
+def _citing(store: _Reads, node: str) -> list[Justification]:
+    """The stored justifications citing a state, as a premise or under ``unless``."""
+    heads = store.heads_citing([node])
+    if not heads:
+        return []
+    return [
+        j for j in store.justifications_for(sorted(heads)) if node in j.premises or node in j.unless
+    ]
 
 
 class IncrementalLinker:
@@ -837,7 +847,7 @@ class _Pass:
         if self.scratch:
             return False
         return any(
-            is_rule_node(j.head) and j.key not in self._removed for j in self.store.citing(node)
+            is_rule_node(j.head) and j.key not in self._removed for j in _citing(self.store, node)
         )
 
     def _carriers_of(self, atom: str) -> list[str]:
@@ -871,7 +881,7 @@ class _Pass:
                             candidates[sid] = self.index.atoms_of(sid)
                             stored.add(sid)
                 else:  # its last firing gone: the links citing its rule node go
-                    for j in self.store.citing(rule_node(atom)):
+                    for j in _citing(self.store, rule_node(atom)):
                         if not is_internal(j.head) and j.origin is Origin.rule:
                             self._remove(j)
         for sid, atoms in sorted(candidates.items()):

@@ -22,6 +22,13 @@ def st(sid: str, kind: str, *atoms: str, **extra: Any) -> dict[str, Any]:
     return {"id": sid, "kind": kind, "atoms": list(atoms), **extra}
 
 
+COMMUTE = "rule:commute_city(user,shenzhen)"
+
+
+def proof_ids(mem: Memory, sid: str) -> list[str]:
+    return [step.id for step in mem.why(sid).steps]
+
+
 def test_rules_link_a_belief_to_the_fact_it_rests_on() -> None:
     mem = rules_memory()
     mem.add(st("m1", "fact", MOVE))
@@ -29,13 +36,24 @@ def test_rules_link_a_belief_to_the_fact_it_rests_on() -> None:
     mem.add(st("m3", "action", "cancel_utility(user,broadband)"))
     mem.add(st("m4", "fact", "prefers_cuisine(user,cantonese)"))
     (j,) = mem.justifications("m2")
-    assert (j.premises, j.origin.value) == (("m1",), "rule")
-    assert all(r.startswith("relocation:") for r in j.rules) and len(j.rules) == 2
+    assert (j.premises, j.origin.value) == ((COMMUTE,), "rule")
+    # the atom steps: m1 carries the move, the move gives a home city, the home city the commute
+    assert proof_ids(mem, "m2") == [
+        "m1",
+        f"atom:{MOVE}",
+        "rule:home_city(user,shenzhen)",
+        "atom:home_city(user,shenzhen)",
+        COMMUTE,
+        "m2",
+    ]
+    (rules,) = [s.by.rules for s in mem.why("m2").steps if s.id == COMMUTE]  # type: ignore[union-attr]
+    assert all(r.startswith("relocation:") for r in rules) and len(rules) == 1
     report = mem.supersede("m1", st("m1b", "fact", "stays(user,shanghai)"))
     assert report.invalidated == ["m2", "m3"] and report.consequences == {"m3": "cancel"}
     assert report.entry("m4") is None
-    lost = report.entry("m2").reason.lost[0].justification  # type: ignore[union-attr]
-    assert lost.origin.value == "rule" and lost.rules == j.rules
+    assert all(not e.id.startswith(("atom:", "rule:")) for e in report.entries)
+    lost = report.entry("m2").reason.lost[0]  # type: ignore[union-attr]
+    assert lost.justification.origin.value == "rule" and lost.failed == (COMMUTE,)
 
 
 def test_compatible_update_keeps_rule_derived_states_and_flags_declared_ones() -> None:
@@ -44,9 +62,10 @@ def test_compatible_update_keeps_rule_derived_states_and_flags_declared_ones() -
     mem.add(st("m2", "belief", "commute_city(user,shenzhen)"))
     mem.belief("m6", "book movers for December", because=["m1"])  # declared only
     report = mem.supersede("m1", st("m1b", "fact", 'moves(user,shanghai,shenzhen,"2027-01")'))
-    m2 = report.entry("m2")
-    assert m2 is not None and m2.verdict.value == "kept"
-    assert m2.reason.surviving is not None and m2.reason.surviving.premises == ("m1b",)
+    # the commute rests on the home city, which the new move gives as the old one did: its
+    # own justification is untouched, and its proof now goes through m1b
+    assert report.entry("m2") is None and mem.truth("m2").value == "true"
+    assert "m1b" in proof_ids(mem, "m2") and "m1" not in proof_ids(mem, "m2")
     m6 = report.entry("m6")
     assert m6 is not None and m6.verdict.value == "needs_confirmation"
     assert (m6.reason.cause, m6.decided_by.value) == ("compatible_update", "policy")
@@ -125,7 +144,7 @@ def test_the_seed_scenario_from_text_alone(lang: str) -> None:
     for sid in ("m2", "m3"):
         lost = report.entry(sid).reason.lost  # type: ignore[union-attr]
         assert lost and all(x.justification.origin.value == "rule" for x in lost)
-        assert all(x.justification.rules for x in lost)
+        assert all(p.startswith("rule:") for x in lost for p in x.justification.premises)
 
 
 def test_candidate_classification_shows_in_why() -> None:
@@ -138,28 +157,35 @@ def test_candidate_classification_shows_in_why() -> None:
     assert "only through m1" in mem.why_not("m5").render()
 
 
-def test_derivations_with_the_same_states_are_one_justification() -> None:
-    from stategraph.text.linking import RuleLinker
-
-    linker = RuleLinker(["relocation", "scheduling"], max_alternatives=2)
+def test_firings_with_the_same_atoms_are_one_justification_naming_both_rules() -> None:
     # m1 gives recommend(user,restaurants,tokyo) through two rules (the trip, the event
-    # there): one justification, which must not crowd out the second fact's.
-    links = linker.link(
-        {
-            "m1": ['trip(user,tokyo,"2026-05-10")', 'event_in(user,conference,tokyo,"2026-05-10")'],
-            "m2": ["recommend(user,restaurants,tokyo)"],
-            "m3": ['trip(user,tokyo,"2026-09-01")'],
-        },
-        ["m2"],
+    # there): the two firings cite different atoms, so two justifications of one node; a
+    # second trip to Tokyo adds one firing, and nothing to m2
+    mem = rules_memory()
+    mem.add(
+        st(
+            "m1",
+            "fact",
+            'trip(user,tokyo,"2026-05-10")',
+            'event_in(user,conference,tokyo,"2026-05-10")',
+        )
     )
-    premises = sorted(tuple(sorted(d.premises)) for d in links.derivations["m2"])
-    assert premises == [("m1",), ("m3",)]
-    from stategraph.text.linking import Derivation, _keep
+    mem.add(st("m2", "plan", "recommend(user,restaurants,tokyo)"))
+    node = "rule:recommend(user,restaurants,tokyo)"
+    assert len(mem.justifications(node)) == 2
+    mem.add(st("m3", "fact", 'trip(user,tokyo,"2026-09-01")'))
+    assert len(mem.justifications(node)) == 3
+    assert [j.premises for j in mem.justifications("m2")] == [(node,)]
+    import clingo
 
-    kept: dict[Any, Derivation] = {}
-    _keep(kept, Derivation(frozenset({"m1"}), frozenset(), ("relocation:71",)))
-    _keep(kept, Derivation(frozenset({"m1"}), frozenset(), ("relocation:72",)))
-    assert [d.rules for d in kept.values()] == [("relocation:71", "relocation:72")]
+    from stategraph.grounding.packs import Firing
+    from stategraph.text.linking import firing_justifications
+
+    head, trip = clingo.parse_term("h(x)"), clingo.parse_term("t(x)")
+    merged = firing_justifications(
+        [Firing("relocation:72", head, (trip,)), Firing("relocation:71", head, (trip,))]
+    )
+    assert [j.rules for j in merged.values()] == [("relocation:71", "relocation:72")]
 
 
 def test_a_state_is_grounded_with_the_year_it_was_created() -> None:
@@ -173,29 +199,39 @@ def test_a_state_is_grounded_with_the_year_it_was_created() -> None:
     assert mem.state("m2").atoms == ('moves(user,shanghai,guangzhou,"--12")',)  # type: ignore[union-attr]
 
 
-def test_a_declared_justification_the_rules_also_derive_stays_declared() -> None:
+def test_a_declared_justification_and_the_rules_link_stand_side_by_side() -> None:
     mem = rules_memory()
     mem.add(st("m1", "fact", MOVE))
     mem.add(st("m2", "belief", "commute_city(user,shenzhen)"), because=["m1"])
-    (j,) = mem.justifications("m2")
-    assert (j.origin.value, j.premises) == ("declared", ("m1",))
-    # The writer's own justification can be taken back; the rules' link stays, as linking
-    # the store from scratch would give it.
-    report = mem.revise({"remove_justifications": [{"head": "m2", "premises": ["m1"]}]})
-    (j,) = mem.justifications("m2")
-    assert (j.origin.value, j.premises) == ("rule", ("m1",))
-    assert report.change.remove_justifications == () and mem.state("m2") is not None
+    justs = {(j.origin.value, j.premises) for j in mem.justifications("m2")}
+    assert justs == {("declared", ("m1",)), ("rule", (COMMUTE,))}
+    # the writer's own justification can be taken back; the rules' link stays
+    mem.revise({"remove_justifications": [{"head": "m2", "premises": ["m1"]}]})
+    assert [(j.origin.value, j.premises) for j in mem.justifications("m2")] == [
+        ("rule", (COMMUTE,))
+    ]
     assert mem.truth("m2").value == "true"
-    # a removal of a declared justification the rules do not derive is a removal
-    mem.add(st("m3", "fact", "prefers_cuisine(user,cantonese)"))
-    mem.add(st("m4", "belief", "commute_city(user,shenzhen)"), because=[["m1", "m3"]])
-    mem.revise({"remove_justifications": [{"head": "m4", "premises": ["m1", "m3"]}]})
-    assert [j.premises for j in mem.justifications("m4")] == [("m1",)]
+
+
+def test_a_change_may_not_name_an_atom_node() -> None:
+    from stategraph.errors import InvalidInputError
+
+    mem = rules_memory()
+    mem.add(st("m1", "fact", MOVE))
+    mem.add(st("m2", "belief", "commute_city(user,shenzhen)"))
+    for change in (
+        {"retract": [COMMUTE]},
+        {"assert": [{"id": "atom:x", "kind": "fact"}]},
+        {"assert": [{"id": "x", "kind": "atom"}]},
+        {"add_justifications": [{"head": "m2", "premises": [COMMUTE]}]},
+    ):
+        with pytest.raises(InvalidInputError, match="atom node"):
+            mem.revise(change)
 
 
 def test_top_down_orders_firings_as_the_grounder_does() -> None:
-    """Linking keeps the first derivations in :func:`derive`'s order under the cap, so the
-    top-down evaluator's cached sort key must be that order exactly."""
+    """The top-down evaluator's cached sort key of firings is :func:`derive`'s order exactly
+    (the firings it merges into a kept list stay in that order)."""
     import clingo
 
     from stategraph.grounding.packs import Firing, firing_order
