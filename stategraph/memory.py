@@ -26,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 from stategraph.asof import MemoryAsOf
 from stategraph.engine.explain import Proof, WhyNot, why, why_not
 from stategraph.engine.policy import Policy
+from stategraph.engine.revise import LinkWrites
 from stategraph.engine.revise import solve as solve_change
 from stategraph.errors import ConcurrentChangeError, InvalidInputError, UnknownStateError
 from stategraph.judge.base import Judge, JudgeCall, Question, question_key
@@ -433,11 +434,32 @@ class Memory:
         with self.store.transaction():  # still losing the race: compute holding the lock
             return self._revise(change, judge, self.store.head())
 
-    def _revise(self, change: Change, judge: _Remembering | None, head: tuple[int, str]) -> Report:
-        """One attempt: compute from what the store holds now, commit if nobody else did."""
+    def _apply_logged(self, change: Change, compatible: frozenset[str]) -> Report:
+        """Revise with a change as a log entry completed it, without preparing it again: the
+        replay of an entry linked before atom nodes (``linker="logged"``), whose rule links no
+        linker of today makes (:mod:`stategraph.audit`). ``compatible``: the superseded ids
+        its report graded as compatible updates."""
+        judge = _Remembering(self.judge) if self.judge is not None else None
+        with self.store.transaction():
+            return self._revise(change, judge, self.store.head(), compatible)
+
+    def _revise(
+        self,
+        change: Change,
+        judge: _Remembering | None,
+        head: tuple[int, str],
+        logged: frozenset[str] | None = None,
+    ) -> Report:
+        """One attempt: compute from what the store holds now, commit if nobody else did
+        (``logged``: the change is completed already, with these compatible updates)."""
         with _paused_gc():
             asked = change  # logged as given, for replay (stategraph.audit)
-            change, compatible, link = self._preparer.prepare(change, judged=judge is not None)
+            if logged is None:
+                change, compatible, link = self._preparer.prepare(
+                    change, judged=judge is not None
+                )
+            else:
+                compatible, link = logged, LinkWrites()
 
             solve = functools.partial(
                 solve_change,

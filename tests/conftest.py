@@ -34,6 +34,17 @@ settings.register_profile(
 settings.load_profile(os.environ.get("STATEGRAPH_HYPOTHESIS_PROFILE", "ci"))
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked ``slow`` are opt-in: they run only when ``-m`` selects them
+    (``python -m pytest -m slow``); the default run, CI's, skips them."""
+    if "slow" in str(config.getoption("markexpr") or ""):
+        return
+    skip = pytest.mark.skip(reason="opt-in: run with -m slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Each store backend in turn for the tests that take one (:mod:`backends`)."""
     parametrize_backends(metafunc)

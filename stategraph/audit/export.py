@@ -64,7 +64,7 @@ from stategraph.judge.replay import ReplayJudge
 from stategraph.judge.settle import JudgeBudget
 from stategraph.loaders import Limits, read_jsonl
 from stategraph.memory import Memory
-from stategraph.model import Change, Decision
+from stategraph.model import Change, Decision, Report
 from stategraph.store.revlog import GENESIS, UnreadableColumn, find_breaks, unpack
 from stategraph.store.sqlite import SQLiteStore, canonical_json
 from stategraph.store.tables import CONFIG_KEY
@@ -369,6 +369,8 @@ class _Replayer:
             mem.judge = self._judge(row)
             if change.reviews:
                 _review(mem, change)
+            elif mem.linker == "logged":
+                _replay_completed(mem, row)
             else:
                 mem.revise(change)
         except StategraphError as exc:
@@ -490,6 +492,23 @@ def _compared(field: str, logged: LogRow, replayed: LogRow) -> tuple[str, str]:
         legacy = _without_digest(config) == config
         return config, (_without_digest(replayed.config) if legacy else replayed.config)
     return getattr(logged, field), getattr(replayed, field)
+
+
+def _replay_completed(mem: Memory, row: LogRow) -> None:
+    """Replay an entry linked before atom nodes: its report's change, as the linker of then
+    completed it, applied without linking again (no linker of today makes those links); the
+    supersessions its report graded as compatible updates are taken from the report."""
+    report = Report.model_validate_json(row.report)
+    superseded = {s.id for s in report.change.supersede}
+    compatible = frozenset(
+        x
+        for e in report.entries
+        if e.reason.cause == "compatible_update"
+        for lost in e.reason.lost
+        for x in lost.failed
+        if x in superseded
+    )
+    mem._apply_logged(report.change, compatible)  # the engine's own path, as a replay is
 
 
 def _review(mem: Memory, change: Change) -> None:

@@ -29,6 +29,12 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "scenarios": _REVISION,
     "candidates": _REVISION,
     "linking": ("a rule link", "a rule link with unless"),
+    "dense linking": (
+        "an atom node with more than 16 justifications",
+        "a firing blocked",
+        "a memory restored",
+        "a memory whose own atoms derive each other",
+    ),
 }
 """Each family of generated examples and what its examples may reach, in summary order."""
 

@@ -40,6 +40,7 @@ from typing import Any
 
 from stategraph.grounding.terms import argument_terms
 from stategraph.model import State
+from stategraph.nodes import ATOM_KIND
 from stategraph.text import impacts
 
 __all__ = [
@@ -138,8 +139,10 @@ def _sqlite(store: Any) -> sqlite3.Connection | None:
 
 
 def index(store: Any, states: Iterable[State]) -> None:
-    """Add memories to the index (inside the writer's transaction)."""
+    """Add memories to the index (inside the writer's transaction); atom nodes
+    (:mod:`stategraph.nodes`) are no memories and are left out."""
     rows = [(st.id, st.kind, tokens(st.text, tuple(st.atoms))) for st in states]
+    rows = [r for r in rows if r[1] != ATOM_KIND]
     rows = [r for r in rows if r[2]]
     if not rows:
         return

@@ -732,8 +732,9 @@ class _Pass:
         self._carriers()
         self._memories()
         self._nodes()
-        if not self.scratch:
-            self.cache.expect(self._committed(), self.goals.firings_made())
+        committed = self._committed()
+        if committed is not None:
+            self.cache.expect(committed, self.goals.firings_made())
         d = self.delta
         d.added = [self._added[k] for k in sorted(self._added)]
         d.removed = [self._removed[k] for k in sorted(self._removed)]
@@ -902,12 +903,19 @@ class _Pass:
         stored = self.store.truths(internal)
         self.delta.nodes = [node_state(x, node_atom(x)) for x in internal if x not in stored]
 
-    def _committed(self) -> Callable[[], bool]:
-        """What shows that the change was committed: its first new state stored."""
-        if not self.new_states:
-            return lambda: False
-        sid = self.new_states[0].id
-        return lambda: bool(self.store.truths([sid]))
+    def _committed(self) -> Callable[[], bool] | None:
+        """What shows that the change was committed: its first new state stored with its
+        atoms (None: nothing to keep, or the change will fail, its first new state being
+        stored already)."""
+        if self.scratch or not self.new_states:
+            return None
+        first = self.new_states[0]
+        if self.store.truths([first.id]):
+            return None
+        atoms = self.texts.get(first.id, [])
+        return lambda: (
+            bool(self.store.truths([first.id])) and self.index.atoms_of(first.id) == atoms
+        )
 
 
 @dataclass(frozen=True)

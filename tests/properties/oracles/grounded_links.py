@@ -1,10 +1,10 @@
 """Oracle (e): the rule links a memory must hold, read from clingo's own ground program.
 
-Linking (``stategraph/linking.py``, ``topdown.py``, ``grounding/packs.py``) turns rule
-firings into ``rule`` justifications: a derived state is justified by the states that carry
-the atoms its own atoms are derived from. ``link_from_scratch`` is what the incremental
-linker is held to, but it shares its expander, its atom parser and its firings with it, so
-a mistake in those would be made twice and never seen. This oracle shares no code with
+Linking (``stategraph/text/linking.py``, ``topdown.py``, ``grounding/packs.py``) turns rule
+firings into ``rule`` justifications between atom nodes and the states that carry atoms.
+``link_from_scratch`` is what the incremental linker is held to, but it shares its atom
+parser and its reading of firings with it, so a mistake in those would be made twice and
+never seen. This oracle shares no code with
 linking. It reads the pack files as text, grounds them with clingo over every state's atoms
 at once, and reads the rule instances back from the ground program clingo hands a
 :class:`clingo.Observer` (never from a model, never through the packs' own rewriting):
@@ -19,14 +19,13 @@ at once, and reads the rule instances back from the ground program clingo hands 
 - a ground rule's positive body (minus the rule's name, minus pack knowledge: facts and what
   follows from them alone without ``not``) is its premises, its negative body its blockers.
 
-The justifications then follow the contract of ``docs/rules.md`` and ``linking.py``'s
-docstring, written out again here: an atom some state carries stands for itself (its
-carriers); any other atom is derived through every rule instance with it as head (a product
-over the instance's premises); a blocker atom is blocked by every state in any derivation of
-it; a derived state's justifications are the products over its own atoms' derivations, none
-through the state itself, one per distinct (premises, ``unless``), with the union of the
-rules used. Derivations are not capped here: a head whose derivations reach linking's cap
-(``max_alternatives``) is reported as such, for the caller to compare as a subset.
+The justifications then follow the contract of ``linking.py``'s docstring, written out again
+here (:func:`grounded_links`): rule links go through atom nodes, ``rule:A`` justified by each
+firing of ``A`` and ``atom:A`` by each state carrying ``A`` and by ``rule:A``; a derived state
+whose every atom some firing derives rests on those atoms' ``rule:`` nodes. Nothing is capped.
+:func:`grounded_truth` then computes each state's value in the well-founded model of that
+program with the declared justifications, by the textbook alternating fixpoint: what the
+engine's revisions must agree with, step after step, however many states carry an atom.
 """
 
 from __future__ import annotations
@@ -49,9 +48,6 @@ RULES_DIR = Path(__file__).resolve().parents[3] / "rules" / "packs"
 
 MARK = "sg_oracle_rule"
 """The predicate of the body literal that names a rule instance's rule."""
-
-DEFAULT_CAP = 16
-"""A new store's ``max_alternatives`` (the memory under test says its own)."""
 
 Key = tuple[str, tuple[str, ...], tuple[str, ...]]
 """A justification's identity: head, premises, ``unless``."""
@@ -285,155 +281,161 @@ def builtins(inputs: Iterable[clingo.Symbol]) -> set[clingo.Symbol]:
 # ---- reading the instances back as justifications ----------------------------------------
 
 
-@dataclass(frozen=True)
-class _Der:
-    premises: frozenset[str]
-    unless: frozenset[str]
-    rules: frozenset[str]
+class _Program:
+    """The oracle's own reading of the ground program: each atom's firings (rule instances
+    with it as head, pack knowledge left out), by head."""
 
-
-def _join(parts: Iterable[_Der]) -> _Der:
-    p: set[str] = set()
-    u: set[str] = set()
-    r: set[str] = set()
-    for d in parts:
-        p |= d.premises
-        u |= d.unless
-        r |= d.rules
-    return _Der(frozenset(p), frozenset(u), frozenset(r))
-
-
-def _merged(ders: Iterable[_Der]) -> list[_Der]:
-    """One derivation per (premises, unless), with the rules of all of them."""
-    out: dict[tuple[frozenset[str], frozenset[str]], set[str]] = {}
-    for d in ders:
-        out.setdefault((d.premises, d.unless), set()).update(d.rules)
-    return [_Der(p, u, frozenset(r)) for (p, u), r in out.items()]
-
-
-class _Reader:
-    def __init__(
-        self,
-        instances: list[Instance],
-        static: set[clingo.Symbol],
-        carriers: Mapping[clingo.Symbol, Sequence[str]],
-        cap: int,
-    ) -> None:
-        self.cap = cap
-        self.by_head: dict[clingo.Symbol, list[Instance]] = {}
+    def __init__(self, instances: list[Instance], static: set[clingo.Symbol]) -> None:
+        self.by_head: dict[clingo.Symbol, dict[Key, set[str]]] = {}
         for i in instances:
             if i.head in static or any(n in static for n in i.negative):
                 continue  # pack knowledge, or blocked by it
-            pos = tuple(p for p in i.positive if p not in static)
-            kept = Instance(i.rule, i.head, pos, i.negative, i.negated)
-            self.by_head.setdefault(i.head, []).append(kept)
-        self.carriers = carriers
-        self.capped = False
-        self._through: dict[clingo.Symbol, list[_Der]] = {}
-        self._busy: set[clingo.Symbol] = set()
+            premises = tuple(sorted({f"atom:{p}" for p in i.positive if p not in static}))
+            unless = tuple(sorted({f"atom:{n}" for n in i.negative}))
+            key = (f"rule:{i.head}", premises, unless)
+            self.by_head.setdefault(i.head, {}).setdefault(key, set()).add(i.rule)
 
-    def expand(self, atom: clingo.Symbol) -> list[_Der]:
-        """An atom as a premise: its carriers if some state carries it, else derived."""
-        carried = self.carriers.get(atom)
-        if carried:
-            return [_Der(frozenset((s,)), frozenset(), frozenset()) for s in carried]
-        return self.through(atom)
-
-    def through(self, atom: clingo.Symbol) -> list[_Der]:
-        """Every derivation of ``atom`` through the rule instances with it as head."""
-        if atom in self._through:
-            return self._through[atom]
-        assert atom not in self._busy, f"the packs are recursive through {atom}"
-        self._busy.add(atom)
-        found: list[_Der] = []
-        for i in self.by_head.get(atom, []):
-            blockers = frozenset(s for n in i.negative for d in self.expand(n) for s in d.premises)
-            own = _Der(frozenset(), blockers, frozenset((i.rule,)))
-            for combo in itertools.product(*(self.expand(p) for p in i.positive)):
-                found.append(_join((own, *combo)))
-        self._busy.discard(atom)
-        merged = _merged(found)
-        self.capped |= len(merged) >= self.cap
-        self._through[atom] = merged
-        return merged
-
-
-@dataclass(frozen=True)
-class Linked:
-    """What the oracle says: each justification (identity and rules), and the heads whose
-    derivations reach linking's cap somewhere (compare those as a subset)."""
-
-    links: frozenset[tuple[Key, tuple[str, ...]]]
-    capped: frozenset[str]
+    def firings(self, atom: clingo.Symbol) -> dict[Key, set[str]]:
+        return self.by_head.get(atom, {})
 
 
 def grounded_links(
-    states: Iterable[tuple[str, bool, Sequence[str]]], packs: Sequence[str], cap: int = DEFAULT_CAP
-) -> Linked:
-    """The rule justifications the packs give these states.
+    states: Iterable[tuple[str, bool, Sequence[str]]], packs: Sequence[str]
+) -> tuple[frozenset[tuple[Key, tuple[str, ...]]], frozenset[str]]:
+    """The rule justifications the packs give these states, through atom nodes, as the
+    contract (``stategraph/text/linking.py``'s docstring) says, written out again here:
+
+    - an atom is demanded when a derived state carries it, or a firing of a demanded atom
+      cites it (in its body or under ``not``); each firing of a demanded atom is a
+      justification of ``rule:A`` citing the ``atom:`` nodes of its body and its blockers;
+    - an atom a firing of a demanded atom cites has ``atom:A``, justified by each state
+      carrying it, and by ``rule:A`` when some firing derives it;
+    - a derived state every atom of which some firing derives is justified by their
+      ``rule:`` nodes.
+
+    Clingo's grounder leaves ``not A`` out of an instance when nothing can make ``A`` true (no
+    state carries it, no rule derives it), where linking keeps it as a blocker that no
+    justification makes hold; so the atoms that *can* hold are returned too, for the caller
+    to compare blockers over them.
 
     Args:
         states: ``(id, derived, atoms)`` for every state (retracted and superseded ones too:
             linking reads them all).
         packs: pack names or ``.lp`` paths.
-        cap: linking's ``max_alternatives``: a head with that many derivations somewhere is
-            reported as capped.
+
+    Returns:
+        The justifications (identity and rules), and the ``atom:`` nodes of every atom some
+        state carries or some instance derives.
     """
     with_atoms = [
         (sid, derived, [clingo.parse_term(a) for a in atoms])
         for sid, derived, atoms in states
         if atoms
     ]
-    carriers: dict[clingo.Symbol, list[str]] = {}
-    for sid, _, syms in sorted(with_atoms, key=lambda t: t[0]):
+    carriers: dict[clingo.Symbol, set[str]] = {}
+    for sid, _, syms in with_atoms:
         for sym in syms:
-            carriers.setdefault(sym, []).append(sid)
+            carriers.setdefault(sym, set()).add(sid)
     if not packs or not carriers:
-        return Linked(frozenset(), frozenset())
-    instances, static = ground(carriers, packs)
-    reader = _Reader(instances, static, carriers, cap)
+        return frozenset(), frozenset()
+    program = _Program(*ground(carriers, packs))
     links: set[tuple[Key, tuple[str, ...]]] = set()
-    capped: set[str] = set()
-    for sid, derived, syms in with_atoms:
-        if not derived:
+    demanded: set[clingo.Symbol] = set()
+    cited: set[clingo.Symbol] = set()
+    todo = [a for _, derived, syms in with_atoms if derived for a in syms]
+    while todo:
+        atom = todo.pop()
+        if atom in demanded:
             continue
-        per_atom = [reader.through(a) for a in syms]
-        ders = [
-            d
-            for d in (_join(c) for c in itertools.product(*per_atom))
-            if sid not in d.premises and sid not in d.unless
-        ]
-        merged = _merged(ders)
-        if reader.capped or len(merged) >= cap:
-            capped.add(sid)
-        for d in merged:
-            key = (sid, tuple(sorted(d.premises)), tuple(sorted(d.unless)))
-            links.add((key, tuple(sorted(d.rules))))
-    return Linked(frozenset(links), frozenset(capped))
+        demanded.add(atom)
+        for key, rules in program.firings(atom).items():
+            links.add((key, tuple(sorted(rules))))
+            for node in (*key[1], *key[2]):
+                below = clingo.parse_term(node.removeprefix("atom:"))
+                cited.add(below)
+                todo.append(below)
+    for atom in cited:
+        for sid in carriers.get(atom, ()):
+            links.add(((f"atom:{atom}", (sid,), ()), ()))
+        if program.firings(atom):
+            links.add(((f"atom:{atom}", (f"rule:{atom}",), ()), ()))
+    for sid, derived, syms in with_atoms:
+        if derived and all(program.firings(a) for a in syms):
+            links.add(((sid, tuple(sorted({f"rule:{a}" for a in syms})), ()), ()))
+    live = {f"atom:{a}" for a in (*carriers, *program.by_head)}
+    return frozenset(links), frozenset(live)
+
+
+def grounded_truth(
+    states: Iterable[tuple[str, bool, bool, Sequence[str]]],
+    declared: Iterable[tuple[str, Sequence[str], Sequence[str]]],
+    packs: Sequence[str],
+) -> dict[str, str]:
+    """Each state's value in the well-founded model of the whole program: the active facts,
+    the declared justifications of active derived states, and the rule links of
+    :func:`grounded_links` (an inactive state neither holds nor supports), computed by the
+    alternating fixpoint of :mod:`stategraph.testing.oracles.wfm`, not by the engine.
+
+    Args:
+        states: ``(id, derived, active, atoms)`` for every state.
+        declared: ``(head, premises, unless)`` of every justification the writer gave (and
+            the engine's stand-ins for a missing basis, which are the writer's too).
+        packs: pack names or ``.lp`` paths.
+    """
+    from stategraph.testing.oracles.wfm import well_founded_model
+
+    states = list(states)
+    active = {sid for sid, _, is_active, _ in states if is_active}
+    facts = [sid for sid, derived, is_active, _ in states if is_active and not derived]
+    rules = [(head, premises, unless) for head, premises, unless in declared if head in active]
+    linked, _ = grounded_links([(s, d, atoms) for s, d, _, atoms in states], packs)
+    for (head, premises, unless), _ in linked:
+        if head.startswith(("atom:", "rule:")) or head in active:
+            rules.append((head, premises, unless))
+    model = well_founded_model(facts, rules)
+    return {sid: model.value(sid) for sid, *_ in states}
 
 
 def assert_links_match_grounding(memory: Memory, where: str = "") -> None:
-    """The rule justifications ``memory`` holds are :func:`grounded_links`' for its states.
-
-    A link with the premises of a justification the writer declared, or a judge or reviewer
-    recorded, is held as that one (one justification per identity), so such keys are left
-    out of the comparison, as in ``assert_links_from_scratch``.
+    """The rule justifications ``memory`` holds are :func:`grounded_links`' for its states,
+    and every memory's value is the one :func:`grounded_truth` computes.
 
     Raises:
-        AssertionError: listing the links only one side has.
+        AssertionError: listing the links only one side has, or the memories whose values
+            differ.
     """
-    held = memory.justifications()
-    mine = {(j.key, j.rules) for j in held if j.origin is Origin.rule}
-    other = {j.key for j in held if j.origin in (Origin.declared, Origin.judge, Origin.review)}
-    states = [(s.id, not memory.policy.is_exogenous(s), s.atoms) for s in memory.states()]
-    oracle = grounded_links(states, memory.rules, memory.max_alternatives)
-    theirs = {(key, rules) for key, rules in oracle.links if key not in other}
-    at = f" {where}" if where else ""
-    exact_mine = {x for x in mine if x[0][0] not in oracle.capped}
-    exact_theirs = {x for x in theirs if x[0][0] not in oracle.capped}
-    assert exact_mine == exact_theirs, (
-        f"rule links{at} differ from clingo's ground program; engine only "
-        f"{sorted(exact_mine - exact_theirs)}, grounding only {sorted(exact_theirs - exact_mine)}"
+    states = memory.states()
+    theirs, live = grounded_links(
+        [(s.id, not memory.policy.is_exogenous(s), s.atoms) for s in states], memory.rules
     )
-    over = {k for k, _ in mine if k[0] in oracle.capped} - {k for k, _ in theirs}
-    assert not over, f"rule links{at} that clingo's ground program does not give: {sorted(over)}"
+    held = memory.store.justifications()
+    # a blocker nothing can make hold is one clingo's grounder leaves out (see above)
+    mine = {
+        ((j.head, j.premises, tuple(u for u in j.unless if u in live)), j.rules)
+        for j in held
+        if j.origin is Origin.rule
+    }
+    at = f" {where}" if where else ""
+    assert mine == theirs, (
+        f"rule links{at} differ from clingo's ground program; engine only "
+        f"{sorted(mine - theirs)}, grounding only {sorted(theirs - mine)}"
+    )
+    declared = [
+        (j.head, j.premises, j.unless)
+        for j in memory.justifications()
+        if j.origin is not Origin.rule and not j.candidates()
+    ]
+    truth = grounded_truth(
+        [
+            (s.id, not memory.policy.is_exogenous(s), memory.is_active(s.id), s.atoms)
+            for s in states
+        ],
+        declared,
+        memory.rules,
+    )
+    wrong = {
+        sid: (memory.truth(sid).value, want)
+        for sid, want in truth.items()
+        if memory.truth(sid).value != want
+    }
+    assert not wrong, f"values{at} differ from the well-founded model (engine, oracle): {wrong}"
