@@ -455,9 +455,7 @@ class Memory:
         with _paused_gc():
             asked = change  # logged as given, for replay (stategraph.audit)
             if logged is None:
-                change, compatible, link = self._preparer.prepare(
-                    change, judged=judge is not None
-                )
+                change, compatible, link = self._preparer.prepare(change, judged=judge is not None)
             else:
                 compatible, link = logged, LinkWrites()
 
