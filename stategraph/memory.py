@@ -90,6 +90,9 @@ def _id(state_id: str) -> str:
 
 _DEFAULT_PROPOSER = CandidateProposer()
 
+_ATOM_STEPS = 12
+"""How many atom steps ``why_not`` follows below a memory (the packs' rules chain a few)."""
+
 LINKS = "atom_nodes"
 """How rule links are made, as the configuration logs it (``links``): through atom nodes
 (:mod:`stategraph.nodes`). A log entry with rule packs and without it was linked memory to
@@ -778,9 +781,28 @@ class Memory:
         return why(self.store.ancestors(state_id), self.policy, state_id)
 
     def why_not(self, state_id: str) -> WhyNot:
-        """For each justification, the first premise that fails or the ``unless`` that blocks."""
+        """For each justification, the first premise that fails or the ``unless`` that blocks,
+        and the same for each atom node those are (down to the memories that decide them)."""
         state_id = _id(state_id)
-        return why_not(self.store.subgraph([state_id]), self.policy, state_id)
+        return self._why_not(state_id, set())
+
+    def _why_not(self, state_id: str, seen: set[str], depth: int = 0) -> WhyNot:
+        found = why_not(self.store.subgraph([state_id]), self.policy, state_id)
+        seen.add(state_id)
+        if depth >= _ATOM_STEPS:
+            return found
+        named = [x for it in found.items for x in (it.first_failed, it.blocked_by) if x]
+        if is_internal(state_id) and found.truth is Truth.true:
+            # an atom that holds (a blocker): down its first holding justification to the
+            # memory that carries it
+            held = [it for it in found.items if it.value is Truth.true][:1]
+            named += [p for it in held for p in it.justification.premises]
+        below = [
+            self._why_not(x, seen, depth + 1)
+            for x in dict.fromkeys(named)
+            if is_internal(x) and x not in seen
+        ]
+        return found.model_copy(update={"below": tuple(below)}) if below else found
 
     def history(self, limit: int | None = None, since: Since = None) -> list[LogEntry]:
         """The revision log (or its last ``limit`` entries after ``since``, a sequence number

@@ -26,6 +26,7 @@ from stategraph.engine.proof_text import confirmed_by, render_proof
 from stategraph.errors import InconsistentStoreError, NotHoldingError
 from stategraph.escaping import LINE_ESCAPES
 from stategraph.model import JustificationRef, Origin, Truth
+from stategraph.nodes import is_internal, node_atom
 
 if TYPE_CHECKING:
     from stategraph.engine.graph import SupportGraph
@@ -126,27 +127,38 @@ class WhyNot(BaseModel):
     status: str
     """``retracted``, ``superseded by <id>``, ``no justification`` or ``unsupported``."""
     items: tuple[WhyNotItem, ...]
+    below: tuple[WhyNot, ...] = ()
+    """The same for each atom node (:mod:`stategraph.nodes`) an item names as the premise that
+    fails or the blocker that holds: the atom steps down to the memories that decide them."""
 
     def render(self) -> str:
         """Human-readable lines."""
-        lines = [f"{self.id} is {self.truth.value}: {self.status}"]
+        return "\n".join(self._lines(0))
+
+    def _lines(self, depth: int) -> list[str]:
+        pad = "    " * depth
+        name = f"{node_atom(self.id)} (atom)" if is_internal(self.id) else self.id
+        lines = [f"{pad}{name} is {self.truth.value}: {self.status}"]
         for it in self.items:
             ref = it.justification
             if ref.origin is Origin.review:
-                lines.append(f"  <- {confirmed_by(ref)} ({it.value.value})")
+                lines.append(f"{pad}  <- {confirmed_by(ref)} ({it.value.value})")
                 continue
             why_ = []
             if it.first_failed:
                 why_.append(f"premise {it.first_failed} does not hold")
             if it.blocked_by:
                 why_.append(f"blocked by {it.blocked_by}")
+            rules = f" via {', '.join(ref.rules)}" if ref.rules else ""
             lines.append(
-                f"  <- [{', '.join(ref.premises)}]"
+                f"{pad}  <- [{', '.join(ref.premises)}]"
                 + (f" unless [{', '.join(ref.unless)}]" if ref.unless else "")
-                + f" ({ref.origin.value}): {'; '.join(why_) or it.value.value}"
+                + f" ({ref.origin.value}{rules}): {'; '.join(why_) or it.value.value}"
             )
-            lines.extend(f"      ({note})" for _, note in sorted(ref.notes.items()))
-        return "\n".join(line.translate(LINE_ESCAPES) for line in lines)
+            lines.extend(f"{pad}      ({note})" for _, note in sorted(ref.notes.items()))
+        for below in self.below:
+            lines.extend(below._lines(depth + 1))
+        return [line.translate(LINE_ESCAPES) for line in lines]
 
 
 def why_not(graph: SupportGraph, policy: Policy, state_id: str) -> WhyNot:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from stategraph.escaping import LINE_ESCAPES
+from stategraph.nodes import is_atom_node, is_internal, node_atom, rule_node
 from stategraph.values import Origin
 
 __all__ = ["PlainStep", "Premised", "Step", "confirmed_by", "render_proof"]
@@ -93,6 +94,9 @@ def render_proof(root: str, steps: Iterable[Step], checks: Mapping[str, str]) ->
             pad += f"[depth {depth}] "
         label = f"{s.id} [{s.kind}] {s.text}".rstrip()
         by = s.by
+        if by is not None and is_internal(sid):
+            _atom_step(sid, s.text, by, pad, depth, lines, stack)
+            continue
         if by is None:
             lines.append(f"{pad}{label}  (fact)")
             continue
@@ -110,3 +114,31 @@ def render_proof(root: str, steps: Iterable[Step], checks: Mapping[str, str]) ->
         stack.extend((p, depth + 1) for p in reversed(by.premises))
     lines.extend(f"candidate {p}: {note}" for p, note in sorted(checks.items()))
     return "\n".join(line.translate(LINE_ESCAPES) for line in lines)
+
+
+def _atom_step(
+    sid: str,
+    atom: str,
+    by: Premised,
+    pad: str,
+    depth: int,
+    lines: list[str],
+    stack: list[tuple[str, int]],
+) -> None:
+    """An atom step (:mod:`stategraph.nodes`): a rule instance deriving the atom, with the
+    atoms it reads (``home_city(user,shenzhen)  <- relocation:62 from ...``), or the memory
+    carrying it (``<- carried by h17``). An atom that holds because the rules derive it is
+    printed once, as its derivation."""
+    if is_atom_node(sid) and list(by.premises) == [rule_node(node_atom(sid))]:
+        stack.append((by.premises[0], depth))  # the atom holds as the rules derive it
+        return
+    if is_atom_node(sid):
+        (carrier,) = by.premises
+        lines.append(f"{pad}{atom}  <- carried by {carrier}")
+        stack.append((carrier, depth + 1))
+        return
+    rules = ", ".join(by.rules) or "rule"
+    unless = ", ".join(node_atom(u) for u in by.unless)
+    blocked = f", unless {unless} (none holds)" if unless else ""
+    lines.append(f"{pad}{atom}  <- {rules}{blocked}")
+    stack.extend((p, depth + 1) for p in reversed(by.premises))

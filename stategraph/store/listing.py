@@ -16,6 +16,7 @@ import json
 import sqlite3
 from typing import Any, TypedDict
 
+from stategraph.nodes import is_internal
 from stategraph.store.sqlitefile import read_current
 
 __all__ = ["StateLine", "state_lines"]
@@ -44,7 +45,12 @@ def state_lines(path: str, busy_timeout: float) -> list[StateLine] | None:
 
 def _lines(conn: sqlite3.Connection) -> list[StateLine]:
     rows = conn.execute("SELECT id, truth, active, body FROM states ORDER BY id")
-    return [_line(i, truth, active, json.loads(body)) for i, truth, active, body in rows]
+    # atom nodes (stategraph.nodes) are no memories: `why` shows them, `show` does not
+    return [
+        _line(i, truth, active, json.loads(body))
+        for i, truth, active, body in rows
+        if not is_internal(i)
+    ]
 
 
 def _line(state_id: str, truth: str, active: int, whole: dict[str, Any]) -> StateLine:

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from stategraph.model import Entry, Report, Truth, Verdict
+from stategraph.nodes import is_internal
 from stategraph.store.revlog import UnreadableColumn, unpack
 
 __all__ = ["SCHEMA", "Flag", "Moved", "fill", "flag", "flags", "record", "undefined_ids"]
@@ -131,10 +132,11 @@ def flags(conn: sqlite3.Connection) -> Iterator[Flag]:
 
 
 def undefined_ids(conn: sqlite3.Connection) -> list[str]:
-    """Every state whose value is undefined, sorted (through the partial index)."""
-    return [
-        r[0] for r in conn.execute("SELECT id FROM states WHERE truth = 'undefined' ORDER BY id")
-    ]
+    """Every memory whose value is undefined, sorted (through the partial index): an atom
+    node (:mod:`stategraph.nodes`) is no memory, and its undefined value shows in those that
+    rest on it."""
+    rows = conn.execute("SELECT id FROM states WHERE truth = 'undefined' ORDER BY id")
+    return [r[0] for r in rows if not is_internal(r[0])]
 
 
 def flag(conn: sqlite3.Connection, state_id: str) -> Flag | None:

@@ -168,6 +168,23 @@ def firing_justifications(firings: Iterable[Firing]) -> dict[JustKey, Justificat
     return {k: _rule(h, p, u, sorted(r)) for k, (h, p, u, r) in sorted(merged.items())}
 
 
+def _grown(
+    old: dict[JustKey, Justification], more: Sequence[Firing]
+) -> dict[JustKey, Justification]:
+    """``old`` with the justifications of firings added (a firing of a known identity adds
+    its rule to it): an atom a thousand moves derive gains one move's, not a recount."""
+    if not more:
+        return old
+    now = dict(old)
+    for key, j in firing_justifications(more).items():
+        had = now.get(key)
+        if had is None:
+            now[key] = j
+        elif not set(j.rules) <= set(had.rules):
+            now[key] = _rule(key[0], key[1], key[2], sorted({*had.rules, *j.rules}))
+    return dict(sorted(now.items()))
+
+
 def carrier_justification(atom: str, carrier: str) -> Justification:
     """``atom:A <- carrier`` (J3): the atom holds while a memory saying it holds."""
     return _rule(atom_node(atom), (carrier,))
@@ -407,12 +424,22 @@ class FiringCache:
     def __init__(self, size: int = 8192) -> None:
         self.size = size
         self.firings: dict[clingo.Symbol, Carried] = {}
+        self.links: dict[clingo.Symbol, dict[JustKey, Justification]] = {}
+        """The firing justifications of the atoms whose firings are kept (when known)."""
         self._version: object = None
-        self._pending: tuple[Callable[[], bool], dict[clingo.Symbol, Carried]] | None = None
+        self._pending: (
+            tuple[
+                Callable[[], bool],
+                dict[clingo.Symbol, Carried],
+                dict[clingo.Symbol, dict[JustKey, Justification]],
+            ]
+            | None
+        ) = None
 
     def clear(self) -> None:
         """Forget everything."""
         self.firings.clear()
+        self.links.clear()
         self._pending = None
 
     def settle(self, version: object) -> None:
@@ -424,19 +451,34 @@ class FiringCache:
             return
         pending, self._pending = self._pending, None
         if pending is not None and pending[0]():
-            self.keep(pending[1])
+            self.keep(pending[1], pending[2])
 
-    def keep(self, firings: Mapping[clingo.Symbol, Carried]) -> None:
-        """Atoms' firings over the store as committed now."""
+    def keep(
+        self,
+        firings: Mapping[clingo.Symbol, Carried],
+        links: Mapping[clingo.Symbol, dict[JustKey, Justification]],
+    ) -> None:
+        """Atoms' firings (and their justifications, where known) over the store as
+        committed now."""
         for atom, carried in firings.items():
             self.firings.pop(atom, None)
             self.firings[atom] = carried
+            self.links.pop(atom, None)
+            if atom in links:
+                self.links[atom] = links[atom]
         while len(self.firings) > self.size:
-            del self.firings[next(iter(self.firings))]
+            oldest = next(iter(self.firings))
+            del self.firings[oldest]
+            self.links.pop(oldest, None)
 
-    def expect(self, committed: Callable[[], bool], firings: dict[clingo.Symbol, Carried]) -> None:
+    def expect(
+        self,
+        committed: Callable[[], bool],
+        firings: dict[clingo.Symbol, Carried],
+        links: dict[clingo.Symbol, dict[JustKey, Justification]],
+    ) -> None:
         """The firings as a change leaves them, kept once the change is seen committed."""
-        self._pending = (committed, firings)
+        self._pending = (committed, firings, links)
 
 
 @dataclass
@@ -677,8 +719,12 @@ class _Pass:
             if self.scratch or not self._is_demanded(atom):
                 self.old[atom] = {}
             else:
-                kept = self.cache.firings.get(self._symbol(atom))
-                if kept is not None:
+                sym = self._symbol(atom)
+                kept = self.cache.firings.get(sym)
+                known = self.cache.links.get(sym)
+                if known is not None and kept is not None:
+                    self.old[atom] = known
+                elif kept is not None:
                     self.old[atom] = firing_justifications(kept.firings)
                 else:
                     node = rule_node(atom)
@@ -734,7 +780,8 @@ class _Pass:
         self._nodes()
         committed = self._committed()
         if committed is not None:
-            self.cache.expect(committed, self.goals.firings_made())
+            links = {self._symbol(a): j for a, j in self.firings.items() if self.demanded.get(a)}
+            self.cache.expect(committed, self.goals.firings_made(), links)
         d = self.delta
         d.added = [self._added[k] for k in sorted(self._added)]
         d.removed = [self._removed[k] for k in sorted(self._removed)]
@@ -749,9 +796,14 @@ class _Pass:
             if atom in self.firings:
                 continue
             old = self._stored_firings(atom)
+            sym = self._symbol(atom)
             with self.goals.watch() as keys:
-                found = self.goals.firings(self._symbol(atom))
-            now = firing_justifications(found)
+                found = self.goals.firings(sym)
+            grown = self.goals.grown.get(sym)
+            if grown is not None and self.cache.firings.get(sym) is not None:
+                now = _grown(old, grown)  # the kept firings and those the new atoms add
+            else:
+                now = firing_justifications(found)
             self.firings[atom] = now
             if self._is_demanded(atom):
                 old_keys = self.index.watches(atom)

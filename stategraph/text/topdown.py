@@ -434,6 +434,10 @@ class Goals:
     inputs: Inputs
     carry: Carry | None = None
     keys: set[str] = field(default_factory=set)
+    grown: dict[clingo.Symbol, list[Firing]] = field(default_factory=dict)
+    """For each atom whose firings were taken from ``carry`` (unchanged, or extended by the
+    new atoms'), the firings that may have been added (possibly some already kept): what a
+    caller that keeps something per firing updates, instead of all of it."""
     _memo: dict[tuple[str, object], tuple[object, frozenset[str]]] = field(default_factory=dict)
     _stack: list[set[str]] = field(default_factory=list)
 
@@ -495,12 +499,14 @@ class Goals:
             hit = kept.keys & carry.changed
             if not hit:  # nothing it looked up changed
                 self._note_all(kept.keys)
+                self.grown[atom] = []
                 return kept.firings
             if self._extends(atom, kept, carry, hit):
                 self._note_all(kept.keys)
                 # an atom with firings was not pack knowledge, and new inputs do not make it so
                 new = self._new_instances(atom, carry.new)
                 more = set(self._firings(atom, new, dynamic=bool(kept.firings)))
+                self.grown[atom] = sorted(more, key=_firing_order)
                 return _merged(kept.firings, more)
         return sorted(set(self._firings(atom, self._instances(atom))), key=_firing_order)
 
