@@ -7,16 +7,17 @@ grows with N, measured within one run (two runs on a shared machine can differ b
     PYTHONPATH=<tree> python scripts/linking_cpu.py N K dense|sparse [D [CAP]]
 
 The K adds are also given by class (``adds_by_class``): the state's kind, and whether the
-rules linked it, changed justifications of memories already stored (``relinked``: a fact
-entering the derivations a cap keeps, displacing one in every memory it caps), or neither;
-with each class's share of the adds' CPU time.
+rules linked it, changed justifications of states already stored (``relinked``: on a tree
+with atom nodes, a new carrier or firing of a stored atom's node; before them, a fact entering
+the derivations a cap kept, displacing one in every memory it capped), or neither; with each
+class's share of the adds' CPU time.
 
 With ``D``, D facts picked at random (seeded) are then retracted and D others superseded by a
-fact with the same text, one at a time: a death relinks the memories whose capped
-derivations cite it (the cap keeps live derivations first), and this measures what that costs.
+fact with the same text, one at a time, and this measures what a death costs.
 
-With ``CAP``, the store keeps at most CAP rule derivations a memory (``max_alternatives``;
-without it, a new store's: 16, or 64 on a tree before stores kept a cap).
+``CAP`` is for trees before atom nodes (issue 40), whose stores kept at most CAP rule
+derivations a memory (``max_alternatives``; without it, a new store's: 16, or 64 on a tree
+before stores kept a cap). A tree with atom nodes has no cap and takes no ``CAP``.
 
 The dense generator is read from this checkout's ``stategraph/bench/perf/densegen.py`` (so
 that a tree without it, ``main`` before issue 23, is measured on the same stream).

@@ -23,6 +23,7 @@ from stategraph.engine.explain import Proof, WhyNot, why, why_not
 from stategraph.engine.policy import Policy
 from stategraph.errors import InvalidInputError, UnknownStateError
 from stategraph.model import Justification, State, Truth, normalise_id
+from stategraph.nodes import is_internal
 from stategraph.review.confirm import PendingReview, pending_review
 from stategraph.store.asof import PastStore
 
@@ -81,20 +82,21 @@ class MemoryAsOf:
         return self._row(state_id)[2]
 
     def holding(self) -> frozenset[str]:
-        """Ids of every state that held then."""
-        return self.store.ids_with_truth(Truth.true)
+        """Ids of every memory that held then (atom nodes left out, as :class:`Memory`'s)."""
+        return frozenset(s for s in self.store.ids_with_truth(Truth.true) if not is_internal(s))
 
     def undefined(self) -> frozenset[str]:
-        """Ids of every state undecided then."""
-        return self.store.ids_with_truth(Truth.undefined)
+        """Ids of every memory undecided then."""
+        ids = self.store.ids_with_truth(Truth.undefined)
+        return frozenset(s for s in ids if not is_internal(s))
 
     def state(self, state_id: str) -> State:
         """One state that existed then (a state's content is never revised)."""
         return self._row(state_id)[0]
 
     def states(self) -> list[State]:
-        """Every state that existed then, active or not, sorted by id."""
-        return self.store.states()
+        """Every memory that existed then, active or not, sorted by id."""
+        return [s for s in self.store.states() if not is_internal(s.id)]
 
     def is_active(self, state_id: str) -> bool:
         """Whether the state was neither retracted nor superseded then."""

@@ -57,6 +57,7 @@ from stategraph.integrations.filters import STATUSES, Filter, invalid, namespace
 from stategraph.integrations.ids import namespace_prefix, parse_id, state_id
 from stategraph.memory import Memory, justifications_for
 from stategraph.model import Change, Justification, Origin, Report, State, Supersession, Truth
+from stategraph.nodes import is_internal
 from stategraph.recall import MAX_K, Recalled, ask_first, recall
 from stategraph.store import review_queue
 from stategraph.text.scoped import ScopedProposer
@@ -619,7 +620,7 @@ def _ids_under(mem: Memory, prefix: str) -> Iterator[str]:
     while True:
         page = store.ids(limit=_PAGE, after=after)
         for sid in page:
-            if sid.startswith(prefix):
+            if sid.startswith(prefix) and not is_internal(sid):
                 yield sid
             elif sid > prefix:
                 return

@@ -39,6 +39,7 @@ from stategraph.engine.explain import Proof, WhyNot
 from stategraph.errors import InvalidInputError, StategraphError
 from stategraph.memory import Memory
 from stategraph.model import Change, Report
+from stategraph.nodes import is_internal
 from stategraph.recall import Recalled
 from stategraph.review.confirm import PendingReview
 from stategraph.service.auth import Tokens
@@ -207,6 +208,8 @@ async def list_states(
 
         def views() -> Iterator[tuple[str, bytes]]:
             for state_id in ids[:limit]:
+                if is_internal(state_id):
+                    continue  # an atom node is no memory (stategraph.nodes)
                 row = store.state(state_id)
                 if row is not None:  # gone since the ids were read
                     view = StateView(state=row[0], truth=row[2], active=row[1])

@@ -806,7 +806,8 @@ class _Pass:
                 now = firing_justifications(found)
             self.firings[atom] = now
             if self._is_demanded(atom):
-                old_keys = self.index.watches(atom)
+                kept = self.cache.firings.get(sym)  # what its firings read is what it watches
+                old_keys = set(kept.keys) if kept is not None else self.index.watches(atom)
             else:
                 self.demanded[atom] = True
                 self.delta.demand_add.append(atom)
