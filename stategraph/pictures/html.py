@@ -146,11 +146,12 @@ def _joins(folded: list[Folded], boxes: dict[str, Box]) -> dict[str, Box]:
 def _join(f: Folded, box: Box, drawn: frozenset[str]) -> dict[str, Any]:
     j = f.support
     look = ORIGINS[j.origin]
-    via = f" (through {', '.join(f.via)})" if f.via and not j.rules else ""
+    beyond = [v for v in f.via if v not in j.rules]  # the internal nodes passed, and theirs
+    via = f" (through {clean(', '.join(beyond))})" if beyond else ""
     return {
         "key": j.key,
         "head": j.head,
-        "title": support_tip(j, drawn) + clean(via),
+        "title": support_tip(j, drawn) + via,
         "x": box.x,
         "y": box.y,
         "w": box.w,
@@ -207,7 +208,6 @@ def page_data(picture: Picture, about: dict[str, Details]) -> dict[str, Any]:
         undrawn = [(p, "premise") for p in j.premises] + [(u, "unless") for u in j.unless]
         rests[j.head].append(
             {
-                "key": j.key,
                 "text": support_line(j),
                 "inputs": [{"id": i.src, "kind": i.kind} for i in f.inputs]
                 + [{"id": p, "kind": k} for p, k in undrawn if p not in drawn],

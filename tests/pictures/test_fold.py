@@ -79,6 +79,8 @@ def test_the_page_draws_and_lists_memories_only() -> None:
     assert sorted(j["key"] for j in data["joins"]) == ["j3", "j4", "j5"]
     tip = next(j["title"] for j in data["joins"] if j["key"] == "j5")
     assert tip.endswith("(through @n, r3, @a, carry)")
+    tip = next(j["title"] for j in data["joins"] if j["key"] == "j3")
+    assert tip == "rule justification of b via r2 (through @a, carry)"
     assert {e["src"] for e in data["edges"] if e["dst"] == "j:j5"} == {"s:f1", "s:f2"}
     assert {e["kind"] for e in data["edges"] if e["dst"] == "j:j5"} == {"unless"}
     b = next(s for s in data["states"] if s["id"] == "b")

@@ -193,8 +193,8 @@
     if (e.kind === "unless") { attrs["marker-end"] = "url(#tee)"; }
     if (e.dash) { attrs["stroke-dasharray"] = e.dash; }
     var p = svg("path", attrs, root);
-    [a.id, b.id, a.head, b.head].forEach(function (id) {
-      if (id !== undefined && marks.has(id)) { marks.get(id).lines.push(p); }
+    new Set([a.id, b.id, a.head, b.head]).forEach(function (id) {
+      if (marks.has(id)) { marks.get(id).lines.push(p); }
     });
   }
 
