@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from stategraph.cli.main import main
 from stategraph.memory import Memory
 from stategraph.model import Verdict
 from stategraph.pictures import draw, picture_of
@@ -80,6 +81,20 @@ def test_the_picture_holds_the_whole_cone_and_the_page_groups_it(
     # folded: the drawing lays out memories only, one small junction per justification
     assert "supports" not in data and len(data["joins"]) == len(picture.supports)
     assert {j["w"] for j in data["joins"]} == {9.0}
+
+
+def test_the_command_says_how_to_draw_the_cone_alone(
+    store: Memory, touched: dict[str, list[str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = str(store.store.path)
+    assert main(["graph", path, "--revision", str(REVISION), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert err.startswith("stategraph: note: the picture stops at 306 states and ")
+    assert err.rstrip().endswith("; --hops 0 draws the cone alone or raise --limit")
+    assert main(["graph", path, "--revision", str(REVISION), "--hops", "0", "--json"]) == 0
+    out, err = capsys.readouterr()
+    cone = {i for ids in touched.values() for i in ids}
+    assert err == "" and {s["id"] for s in json.loads(out)["states"]} == cone
 
 
 def _first_screen(browser: Any) -> dict[str, Any]:
