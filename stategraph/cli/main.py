@@ -603,10 +603,10 @@ def _cmd_graph(args: argparse.Namespace) -> int:
         picture = picture_of(mem, **options)
         text = render(mem, picture, "json" if args.json else args.format)
     if picture.cut:
+        fewer = "--hops 0 draws the cone alone" if picture.focus is None else "draw fewer --hops"
         print(
             f"stategraph: note: the picture stops at {len(picture.states)} states and "
-            f"{len(picture.supports)} justifications: {picture.scope}; draw fewer --hops or "
-            "raise --limit",
+            f"{len(picture.supports)} justifications: {picture.scope}; {fewer} or raise --limit",
             file=sys.stderr,
         )
     if not args.output:
@@ -808,15 +808,16 @@ def build_parser(
         "--revision",
         type=int,
         metavar="N",
-        help="colour states by revision N's verdicts; on a large store draw its cone and "
-        "one hop around it",
+        help="colour states by revision N's verdicts; on a large store (or with --hops) draw "
+        "its whole cone and what is within --hops of it",
     )
     p.add_argument("--around", metavar="ID", help="draw the neighbourhood of one state")
     p.add_argument(
         "--hops",
         type=int,
         metavar="N",
-        help="how far out to draw (default 2 with --around, 1 around a revision's cone)",
+        help="how far out to draw (default 2 with --around, 1 around a revision's cone; 0: "
+        "the cone or the state alone)",
     )
     p.add_argument(
         "--limit",
@@ -824,7 +825,7 @@ def build_parser(
         metavar="N",
         help="draw at most N nodes, states and justifications together (default 150); a "
         "store this small is drawn whole; a neighbourhood stops at the first state that would "
-        "pass it, and says so on stderr",
+        "pass it, and says so on stderr (a revision's cone is drawn whole whatever N)",
     )
     p.set_defaults(func=_cmd_graph)
 

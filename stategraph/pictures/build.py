@@ -62,17 +62,21 @@ def build_picture(
         store: the store (only the part drawn is read).
         name: what to call the store in the title (its file name).
         revision: colour the states by this revision's verdicts; on a store of more than
-            ``limit`` states, draw its cone (the states it changed and touched) and what is
-            within ``hops`` (default 1) of it.
+            ``limit`` nodes, or when ``hops`` is given, draw its cone (the states it changed
+            and touched) and what is within ``hops`` (default 1) of it. The cone is drawn
+            whole, whatever the limit: a picture of a revision that left out states it touched
+            would mislead its reader; the limit bounds what is drawn around it.
         around: draw this state and what is within ``hops`` (default 2) of it.
-        hops: how far out from the cone or from ``around`` to draw.
+        hops: how far out from the cone or from ``around`` to draw (0: the cone, or the
+            state, alone).
         limit: the most nodes to draw, states and justifications together; a store of at
-            most this many is drawn whole (unless ``around`` is given). A neighbourhood stops
-            at the first state that would pass it (``Picture.cut``).
+            most this many is drawn whole (unless ``around`` or ``hops`` is given). A
+            neighbourhood stops at the first state that would pass it (``Picture.cut``).
 
     Raises:
-        InvalidInputError: no such revision, a bad ``hops`` or ``limit``, or a large store with
-            neither ``revision`` nor ``around`` to say which part to draw.
+        InvalidInputError: no such revision, a bad ``hops`` or ``limit``, ``hops`` with
+            neither ``revision`` nor ``around``, or a large store with neither to say which
+            part to draw.
         UnknownStateError: ``around`` names no stored state.
     """
     if limit < 1:
@@ -91,14 +95,18 @@ def build_picture(
             raise UnknownStateError(around, "the state to draw around")
         n = AROUND_HOPS if hops is None else hops
         sel = neighbourhood(store, [around], n, limit)
-        scope = f"{_count(len(sel.ids))} within {_hops(n)} of {around}"
-    elif (everything := whole(store, limit)) is not None:
+        scope = f"{_count(len(sel.ids))} within {_hops(n)} of {around}" if n else around
+    elif hops is None and (everything := whole(store, limit)) is not None:
         sel, scope = everything, f"all {_count(len(everything.ids))} of the store"
     elif report is not None:
         n = 1 if hops is None else hops
         core = _cone(report)
-        sel = neighbourhood(store, core, n, limit)
-        scope = f"the revision's cone ({_count(len(core))}) and what is within {_hops(n)} of it"
+        sel = neighbourhood(store, core, n, limit, all_seeds=True)
+        scope = f"the revision's cone ({_count(len(core))})"
+        scope += f" and what is within {_hops(n)} of it" if n else ""
+    elif hops is not None:
+        msg = "counts from a revision's cone (--revision N) or a state (--around ID): give one"
+        raise InvalidInputError("picture", [("hops", msg)])
     else:
         msg = (
             f"the store holds more than {limit} states and justifications: draw part of it, "
@@ -106,9 +114,8 @@ def build_picture(
             "raise --limit"
         )
         raise InvalidInputError("picture", [("", msg)])
-    if sel.cut and not sel.ids:
-        first = around if around is not None else _cone(report)[0] if report else ""
-        msg = f"{first} and its justifications alone take more than {limit} nodes: raise --limit"
+    if sel.cut and not sel.ids:  # only ``around``: a revision's cone is drawn whatever the limit
+        msg = f"{around} and its justifications alone take more than {limit} nodes: raise --limit"
         raise InvalidInputError("picture", [("limit", msg)])
     if sel.cut:
         scope += f", cut at the limit of {limit} nodes (states and justifications)"

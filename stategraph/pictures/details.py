@@ -20,7 +20,7 @@ from stategraph.model import Truth
 from stategraph.pictures.labels import clean
 from stategraph.pictures.scene import Picture, StateNode, Support
 
-__all__ = ["Details", "Explainer", "details"]
+__all__ = ["Details", "Explainer", "details", "support_line"]
 
 _CONSEQUENCES = {
     "cancel": "consequence: cancel this pending action",
@@ -47,13 +47,14 @@ class Details(BaseModel):
 
     verdict: tuple[str, ...] = ()
     """What the pictured revision decided and why (empty when it did not touch the state)."""
-    justifications: tuple[str, ...] = ()
     why: str | None = None
     """The proof, for a holding state."""
     why_not: str = ""
 
 
-def _support(j: Support) -> str:
+def support_line(j: Support) -> str:
+    """One justification in words: what it rests on, whether it holds now, and what the
+    pictured revision did to it."""
     state = {Truth.true: "holds", Truth.false: "does not hold"}.get(j.value, "undecided")
     role = {"lost": "; lost in this revision", "carries": "; carries it in this revision"}
     return clean(f"{justification_text(j.ref())}: {state}{role.get(j.role or '', '')}")
@@ -76,16 +77,15 @@ def _verdict(n: StateNode) -> list[str]:
 
 
 def details(memory: Explainer, picture: Picture) -> dict[str, Details]:
-    """The side panel of every drawn state.
+    """The side panel of every drawn memory (not of internal nodes, which have none).
 
     A proof or an explanation that cannot be given (a kind this memory's policy does not
     know, say) is replaced by the error's message, so one odd state does not stop the page.
     """
-    by_head: dict[str, list[str]] = {}
-    for j in picture.supports:
-        by_head.setdefault(j.head, []).append(_support(j))
     out = {}
     for n in picture.states:
+        if n.internal:
+            continue
         try:
             why_not = memory.why_not(n.id).render()
         except StategraphError as exc:
@@ -98,7 +98,6 @@ def details(memory: Explainer, picture: Picture) -> dict[str, Details]:
                 why = f"(cannot prove: {exc})"
         out[n.id] = Details(
             verdict=tuple(_verdict(n)),
-            justifications=tuple(by_head.get(n.id, ())),
             why=why,
             why_not=why_not,
         )

@@ -41,11 +41,26 @@ class Layout:
     height: float
 
 
-def layered(sizes: Mapping[str, tuple[float, float]], edges: Sequence[tuple[str, str]]) -> Layout:
+def layered(
+    sizes: Mapping[str, tuple[float, float]],
+    edges: Sequence[tuple[str, str]],
+    rows: int | None = None,
+    left: float = 0.0,
+) -> Layout:
     """Lay out nodes of the given (width, height) along directed edges, left to right.
 
     Edges naming unknown nodes, and self-loops, are ignored. Deterministic: nodes are visited
     in sorted order and ties keep the earlier order.
+
+    Args:
+        sizes: each node's width and height.
+        edges: (from, to) pairs.
+        rows: the most nodes stacked in one column: a longer column (a fact that a few
+            hundred memories rest on puts them all in the next one) is laid out as several
+            side by side, in its order, so the drawing grows wider instead of thousands of
+            pixels tall.
+        left: room to keep free left of every node (for what the caller draws there), on
+            top of the gap between columns.
     """
     names = sorted(sizes)
     succ: dict[str, list[str]] = {n: [] for n in names}
@@ -55,10 +70,12 @@ def layered(sizes: Mapping[str, tuple[float, float]], edges: Sequence[tuple[str,
     dag, topo = _acyclic(names, succ)
     column = _columns(names, dag, topo)
     columns = _order(column, dag, topo)
+    if rows is not None:
+        columns = [col[i : i + rows] for col in columns for i in range(0, len(col), rows)]
     boxes: dict[str, Box] = {}
     heights = [sum(sizes[n][1] for n in col) + GAP_Y * max(len(col) - 1, 0) for col in columns]
     tallest = max(heights, default=0.0)
-    x = MARGIN
+    x = MARGIN + left
     for col, height in zip(columns, heights, strict=True):
         width = max((sizes[n][0] for n in col), default=0.0)
         y = MARGIN + (tallest - height) / 2
@@ -66,8 +83,8 @@ def layered(sizes: Mapping[str, tuple[float, float]], edges: Sequence[tuple[str,
             w, h = sizes[n]
             boxes[n] = Box(x + width / 2, y + h / 2, w, h)
             y += h + GAP_Y
-        x += width + GAP_X
-    return Layout(boxes, max(x - GAP_X + MARGIN, 2 * MARGIN), tallest + 2 * MARGIN)
+        x += width + GAP_X + left
+    return Layout(boxes, max(x - GAP_X - left + MARGIN, 2 * MARGIN), tallest + 2 * MARGIN)
 
 
 def _acyclic(

@@ -53,6 +53,10 @@ class StateNode(BaseModel):
     reason: Reason | None = None
     hidden: int = 0
     """Neighbours (premises, conditions, dependents) of this state that are not drawn."""
+    internal: bool = False
+    """A support node that is not a memory (a ground atom's, between the memories that carry
+    it and the rule instances that use it): the page folds it into the lines between
+    memories (:mod:`stategraph.pictures.fold`) and never lists it as a memory."""
 
 
 class Support(BaseModel):

@@ -61,6 +61,8 @@ def neighbourhood(
     seeds: Sequence[str],
     hops: int,
     limit: int = DEFAULT_LIMIT,
+    *,
+    all_seeds: bool = False,
 ) -> Selection:
     """The seeds and the states within ``hops`` of them along premise and ``unless`` edges,
     either way, nearest first (seeds in the order given, then ring by ring, by id), until the
@@ -72,19 +74,23 @@ def neighbourhood(
             first.
         hops: how far out to draw.
         limit: the most nodes to draw: states and their justifications.
+        all_seeds: draw every seed whatever the limit (a revision's cone: a picture of a
+            revision that leaves out states it touched misleads), and only what is around
+            them within the limit; their nodes count towards it.
     """
     drawn: list[str] = []
     used, cut = 0, False
     adjacent: dict[str, set[str]] = {}
     ring = list(dict.fromkeys(seeds))
     seen = set(ring)
-    for _ in range(hops + 1):
+    for step in range(hops + 1):
+        bounded = step > 0 or not all_seeds
         for chunk in (ring[i : i + _CHUNK] for i in range(0, len(ring), _CHUNK)):
             stored = store.truths(chunk).keys()
             for sid in (s for s in chunk if s in stored):
                 justs = store.justifications_for([sid])
                 cost = 1 + len(justs)
-                if used + cost > limit:
+                if bounded and used + cost > limit:
                     cut = True
                     break
                 drawn.append(sid)

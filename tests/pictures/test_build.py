@@ -161,6 +161,34 @@ def test_a_large_store_draws_the_revisions_cone_and_one_hop(tmp_path: Path) -> N
     mem.close()
 
 
+def test_a_revisions_cone_is_drawn_whole_whatever_the_limit(tmp_path: Path) -> None:
+    mem = _chain(tmp_path / "chain.db", 40)
+    mem.retract("s0")  # s1 to s39 go: a cone of 40 states and 39 justifications
+    seq = mem.head()[0]
+    cone = {f"s{i}" for i in range(40)}
+    p = build_picture(mem.store, revision=seq, limit=8)
+    assert p.ids() == cone  # the sides, one hop out, are past the limit
+    assert p.cut and p.scope == (
+        "the revision's cone (40 states) and what is within 1 hop of it, "
+        "cut at the limit of 8 nodes (states and justifications)"
+    )
+    p = build_picture(mem.store, revision=seq, hops=0, limit=8)
+    assert p.ids() == cone and not p.cut  # --hops 0 draws the cone, and nothing stops it
+    assert p.scope == "the revision's cone (40 states)"
+    mem.close()
+
+
+def test_hops_draw_what_they_say_on_a_small_store_too(demo_store: Path) -> None:
+    p = _picture(demo_store, revision=5, hops=0)
+    assert p.ids() == {"m1", "m1b", "m2", "m3"}  # not m4, the untouched hard negative
+    assert p.scope == "the revision's cone (4 states)"
+    assert _picture(demo_store, revision=5).ids() == {"m1", "m1b", "m2", "m3", "m4"}  # whole
+    p = _picture(demo_store, around="m3", hops=0)
+    assert p.ids() == {"m3"} and p.scope == "m3"
+    with pytest.raises(InvalidInputError, match="hops: counts from a revision's cone"):
+        _picture(demo_store, hops=1)
+
+
 def test_the_limit_counts_states_and_justifications_and_cuts_the_farthest_first(
     tmp_path: Path,
 ) -> None:

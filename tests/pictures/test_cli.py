@@ -59,6 +59,7 @@ def test_errors_are_one_line_with_an_exit_code(
         (["--revision", "6"], 2, "no revision 6 in the log (it has entries 1 to 5"),
         (["--around", "m9"], 2, "unknown state id 'm9'"),
         (["--limit", "2"], 2, "more than 2 states and justifications: draw part of it"),
+        (["--hops", "0"], 2, "counts from a revision's cone (--revision N) or a state"),
         (["-o", str(tmp_path / "no" / "such" / "x.dot")], 2, "cannot write"),
     ]
     for extra, want_code, message in cases:
