@@ -82,6 +82,10 @@ class Preparer:
         self.rules = tuple(rules)
         self.incremental: IncrementalLinker | None = None
         if rules:
+            from stategraph.grounding.packs import load_pack
+
+            for name in self.rules:
+                load_pack(name)  # a bad pack name or file fails here, whatever links it
             try:
                 self.incremental = IncrementalLinker(rules)
             except ValueError:  # recursive packs: link from scratch

@@ -47,7 +47,8 @@ EXPECTED = {
     "text_memories.py": [
         "invalidated: ['m2', 'm3']",
         "consequences: {'m3': 'cancel'}",
-        "<- rule via subscriptions:13, subscriptions:16",
+        "charge(ana,news)  <- subscriptions:16",
+        "renews(ana,news)  <- subscriptions:13, unless cancelled(ana,news) (none holds)",
         "cancelled: ['r1']",
     ],
     "custom_judge.py": [

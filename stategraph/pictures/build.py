@@ -16,6 +16,7 @@ from stategraph.engine.derivation import justification_value
 from stategraph.engine.graph import SupportGraph
 from stategraph.errors import InvalidInputError, UnknownStateError
 from stategraph.model import Entry, Justification, JustificationRef, Report
+from stategraph.nodes import is_internal
 from stategraph.pictures.scene import Picture, StateNode, Support
 from stategraph.pictures.select import DEFAULT_LIMIT, Selection, neighbourhood, whole
 from stategraph.store.asof import PastStore, resolve
@@ -193,6 +194,7 @@ def _states(graph: SupportGraph, sel: Selection, report: Report | None) -> tuple
                 decided_by=e.decided_by if e else None,
                 reason=e.reason if e else None,
                 hidden=sel.hidden.get(sid, 0),
+                internal=is_internal(sid),
             )
         )
     return tuple(nodes)

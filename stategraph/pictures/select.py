@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from stategraph.nodes import is_internal
 from stategraph.store.sqlite import Store
 
 __all__ = ["DEFAULT_LIMIT", "Selection", "neighbourhood", "whole"]
@@ -103,9 +104,25 @@ def neighbourhood(
         if cut:
             break
         found = set().union(*(adjacent[s] for s in ring if s in adjacent)) - seen
-        ring = sorted(found)
         seen.update(found)
-        if not ring:
+        # an atom node of a rule link is no hop: what it links is as near as it is
+        inner = sorted(s for s in found if is_internal(s))
+        while inner and not cut:
+            stored = store.truths(inner).keys()
+            for sid in (s for s in inner if s in stored):
+                justs = store.justifications_for([sid])
+                used += 1 + len(justs)
+                drawn.append(sid)
+                near = {p for j in justs for p in (*j.premises, *j.unless)}
+                near.update(store.dependents(sid, limit + 1))
+                adjacent[sid] = near
+            more = set().union(*(adjacent.get(s, set()) for s in inner)) - seen
+            seen.update(more)
+            found = (found - set(inner)) | more
+            inner = sorted(s for s in more if is_internal(s))
+            cut = used > limit
+        ring = sorted(s for s in found if not is_internal(s))
+        if not ring or cut:
             break
     shown = set(drawn)
     around = set().union(*adjacent.values()) - shown if adjacent else set()

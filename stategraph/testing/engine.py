@@ -195,8 +195,9 @@ def rebuild(memory: Memory, *, bulk: bool = False, path: str | Path | None = Non
     memory has ``memory``'s policy and nothing that would add to the contents (no rule packs,
     no candidates, no assumptions): the justifications are copied as they are.
     """
-    states = memory.states()
-    justifications = memory.justifications()
+    # every state and justification, the atom nodes of rule links among them
+    states = memory.store.states()
+    justifications = memory.store.justifications()
     fresh = Memory(path, policy=memory.policy, candidates=None, assume=False)
     # the engine's own path: the copies keep their origins (rule, judge, review, assumed),
     # which no caller may write (stategraph.review.provenance)

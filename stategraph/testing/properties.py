@@ -128,15 +128,15 @@ def check_locality(scenario: Scenario, memory: MemoryFactory | None = None) -> N
         for step in scenario.steps():
             mem = engine.memory
             truth = {s.id: mem.truth(s.id) for s in mem.states()}
-            justs = _by_head(mem.justifications())
+            justs = _by_head(mem.store.justifications())  # atom nodes' too
             report = engine.revise(step)
-            cone = _reach(step.seeds(), justs, _by_head(mem.justifications()))
+            cone = _reach(step.seeds(), justs, _by_head(mem.store.justifications()))
             where = f"after {step!r}"
             outside = sorted({e.id for e in report.entries} - cone)
             assert not outside, f"{where}: reported outside the cone of the change: {outside}"
             extra = sorted({c.id for c in report.changed} - step.touched())
             assert not extra, f"{where}: changed states the change does not name: {extra}"
-            now = _by_head(mem.justifications())
+            now = _by_head(mem.store.justifications())
             moved = sorted(
                 sid
                 for sid, value in truth.items()
@@ -199,7 +199,7 @@ def check_determinism(scenario: Scenario, memory: MemoryFactory | None = None) -
             end = (
                 sorted(mem.holding()),
                 sorted(mem.undefined()),
-                sorted((j.key, j.origin.value, j.rules) for j in mem.justifications()),
+                sorted((j.key, j.origin.value, j.rules) for j in mem.store.justifications()),
             )
             runs.append(([r.to_json() for r in engine.reports], end))
         finally:

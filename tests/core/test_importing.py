@@ -34,8 +34,8 @@ def _contents(path: Path) -> list[tuple[Any, ...]]:
             ("states", "id"),
             ("justifications", "head, premises, unless"),
             ("edges", "src, head"),
-            ("link_groups", "grp, head"),
-            ("group_watches", "key, grp"),
+            ("link_atoms", "atom"),
+            ("atom_watches", "key, atom"),
         ]:
             out += [(table, *r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY {order}")]
         out += [("revisions", n) for (n,) in conn.execute("SELECT count(*) FROM revisions")]

@@ -24,7 +24,9 @@ def test_a_pack_file_links_and_revises(tmp_path: Path) -> None:
     mem.add({"id": "f1", "kind": "fact", "atoms": ["subscribed(u,tv)"]})
     mem.add({"id": "a1", "kind": "action", "status": "pending", "atoms": ["renew(u,tv)"]})
     (j,) = mem.justifications("a1")
-    assert (j.premises, j.rules) == (("f1",), ("subscriptions:4",))
+    assert j.premises == ("rule:renew(u,tv)",)
+    (firing,) = mem.justifications("rule:renew(u,tv)")
+    assert (firing.premises, firing.rules) == (("atom:subscribed(u,tv)",), ("subscriptions:4",))
     report = mem.add({"id": "f2", "kind": "fact", "atoms": ["cancelled(u,tv)"]})
     assert report.invalidated == ["a1"] and report.consequences == {"a1": "cancel"}
     assert mem.retract("f2").restored == ["a1"]

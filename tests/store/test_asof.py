@@ -193,7 +193,14 @@ def test_a_postgresql_database_written_before_the_past_was_kept(database: str) -
         mem.belief("b", because=["a"])
         mem.retract("a")
     with psycopg.connect(database, autocommit=True) as conn:  # back to schema 3, as it was
-        for table in ("states_past", "justifications_past", "review_past", "embedding_cache"):
+        for table in (
+            "states_past",
+            "justifications_past",
+            "review_past",
+            "embedding_cache",
+            "link_atoms",
+            "atom_watches",
+        ):
             conn.execute(f"DROP TABLE stategraph.{table}")
         conn.execute("UPDATE stategraph.stategraph_schema SET version = 3")
     with Memory(database + "?tenant=t1") as mem:

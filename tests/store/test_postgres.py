@@ -270,7 +270,7 @@ def database() -> Iterator[str]:
             conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
 
 
-def test_a_version_1_database_is_migrated_to_group_watches_and_links(database: str) -> None:
+def test_a_version_1_database_is_migrated_to_atom_nodes_and_links(database: str) -> None:
     import psycopg
 
     from stategraph.grounding.packs import list_packs
@@ -284,7 +284,10 @@ def test_a_version_1_database_is_migrated_to_group_watches_and_links(database: s
         mem.add({"id": "f", "kind": "fact", "atoms": ['moves(user,beijing,shenzhen,"2026-12")']})
         mem.add({"id": "b", "kind": "belief", "atoms": ["commute_city(user,shenzhen)"]})
         mem.add({"id": "g", "kind": "fact", "atoms": ['moves(user,shanghai,shenzhen,"2027-01")']})
-        assert {j.premises for j in mem.justifications("b")} == {("f",), ("g",)}
+        assert {j.premises for j in mem.justifications("b")} == {
+            ("rule:commute_city(user,shenzhen)",)
+        }
+        assert len(mem.justifications("rule:home_city(user,shenzhen)")) == 2
     with psycopg.connect(database, autocommit=True) as conn:
         (version,) = conn.execute("SELECT version FROM stategraph.stategraph_schema").fetchone()
         assert version == SCHEMA_VERSION

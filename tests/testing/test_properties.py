@@ -96,7 +96,8 @@ def test_the_users_rules_take_part(own_memory: MemoryFactory) -> None:
     mem = own_memory()
     mem.add({"id": "f", "kind": "observation", "atoms": ["subscribed(u,tv)"]})
     mem.add({"id": "a", "kind": "task", "status": "pending", "atoms": ["renew(u,tv)"]})
-    assert [j.rules for j in mem.justifications("a")] == [("subscriptions:4",)]
+    assert [j.premises for j in mem.justifications("a")] == [("rule:renew(u,tv)",)]
+    assert [j.rules for j in mem.justifications("rule:renew(u,tv)")] == [("subscriptions:4",)]
 
 
 WRONG: dict[str, tuple[Property, Callable[[], Memory], str]] = {

@@ -48,12 +48,12 @@ def recorded_rules(justs: Iterable[Justification]) -> list[Rule]:
 def recorded_model(memory: Memory) -> Model:
     """The well-founded model of ``memory``'s active facts and the recorded justifications of
     its active states, restricted to its states (auxiliary atoms left out)."""
-    states = memory.states()
+    states = memory.store.states()  # the atom nodes of rule links too
     active = {s.id for s in states if memory.is_active(s.id)}
     facts = {s.id for s in states if s.id in active and memory.policy.is_exogenous(s)}
-    justs = [j for j in memory.justifications() if j.head in active]
+    justs = [j for j in memory.store.justifications() if j.head in active]
     model = well_founded_model(facts, recorded_rules(justs))
-    ids = frozenset(s.id for s in states)
+    ids = frozenset(s.id for s in memory.states())
     return Model(model.true & ids, model.undefined & ids)
 
 
