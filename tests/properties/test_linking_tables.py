@@ -12,8 +12,9 @@ the derivations through live states first, and for both when a new store's cap c
 and to be logged (the sparse history's tables did not change, only its settings and logged
 configurations), and for both when rule links came to go through atom nodes (issue 40: no
 cap, and the nodes' states and justifications in the tables), each time checked against
-replaying it with every memory linked from scratch, ``Memory(linker="scratch")``). Left out: the log's times and the hashes
-chained over them, the linker's own bookkeeping (which memories to relink:
+replaying it with every memory linked from scratch, ``Memory(linker="scratch")``). Left
+out: the log's times and the hashes chained over them, the linker's own bookkeeping (which to
+evaluate again:
 :data:`~stategraph.testing.tablehash.BOOKKEEPING`), which delta linking keeps per group, and
 recall's full-text index (:data:`~stategraph.testing.tablehash.RECALL_INDEX`), which is not
 linking's to write.

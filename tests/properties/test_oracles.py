@@ -193,7 +193,11 @@ def test_the_grounded_link_oracle_on_hand_cases() -> None:
         ((move, ("m1",), ()), ()),
         (("m4", ("rule:home_city(user,shanghai)",), ()), ()),
         (
-            ("rule:home_city(user,shanghai)", ("atom:lives_in(user,shanghai)",), ("atom:relocating(user)",)),
+            (
+                "rule:home_city(user,shanghai)",
+                ("atom:lives_in(user,shanghai)",),
+                ("atom:relocating(user)",),
+            ),
             (_line("relocation", "home_city(P,C) :- lives_in("),),
         ),
         (("c1", ('rule:check_in(user,"2026-05-09")',), ()), ()),
@@ -225,8 +229,9 @@ def test_the_grounded_link_oracle_gives_every_instance_of_a_body_variable() -> N
     found, _ = grounded_links(states, ["finance"])
     scheduled = _line("finance", "scheduled_transfer(P,A,Cur) :-")
     request = "atom:transfer_request(user,630,cny)"
-    assert {k for k, rules in found if k[0] == "rule:scheduled_transfer(user,630,cny)"} == {
-        ("rule:scheduled_transfer(user,630,cny)", ("atom:account_limit(user,enhanced)", request), ()),
-        ("rule:scheduled_transfer(user,630,cny)", ("atom:account_limit(user,standard)", request), ()),
-    }  # fmt: skip
+    node = "rule:scheduled_transfer(user,630,cny)"
+    assert {k for k, rules in found if k[0] == node} == {
+        (node, ("atom:account_limit(user,enhanced)", request), ()),
+        (node, ("atom:account_limit(user,standard)", request), ()),
+    }
     assert all(rules == (scheduled,) for k, rules in found if k[0].startswith("rule:scheduled"))
