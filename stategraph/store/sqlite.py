@@ -485,6 +485,7 @@ def _state(row: tuple[Any, ...], full: bool) -> State:
             "status": ActionStatus(row[2]) if row[2] else None,
             "metadata": {},
             "created_at": None,
+            "session": None,
         },
     )
 
