@@ -48,7 +48,8 @@ from stategraph.review.provenance import check_change, check_justification
 from stategraph.store.asof import AsOf, PastStore, resolve
 from stategraph.store.open import open_store
 from stategraph.store.sqlite import LogEntry, Since, Store
-from stategraph.text.candidates import CandidateProposer, Proposer
+from stategraph.text.candidates import Proposer
+from stategraph.text.evidence import EvidenceProposer
 from stategraph.text.linking import DEFAULT_ALTERNATIVES, LEGACY_ALTERNATIVES
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ def _id(state_id: str) -> str:
         raise InvalidInputError("id", [("id", str(exc))]) from None
 
 
-_DEFAULT_PROPOSER = CandidateProposer()
+_DEFAULT_PROPOSER = EvidenceProposer()
 
 _OPTIMISTIC = 3
 """Times a revision is computed without the write lock (and committed only if no other writer

@@ -197,7 +197,22 @@ _EMBEDDING_CACHE = [
     )""",
 ]
 
-MIGRATIONS: dict[int, list[str]] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _EMBEDDING_CACHE}
+_SESSIONS = [
+    f'ALTER TABLE {SCHEMA}.docs ADD COLUMN session text COLLATE "C"',
+    f"CREATE INDEX docs_by_session ON {SCHEMA}.docs (tenant, session, kind, seq) "
+    "WHERE session IS NOT NULL",
+]
+"""Version 6: the session each indexed memory was written in (``State.session``; NULL for
+those written before), and the index candidate proposal reads a session's memories by."""
+
+MIGRATIONS: dict[int, list[str]] = {
+    1: _V1,
+    2: _V2,
+    3: _V3,
+    4: _V4,
+    5: _EMBEDDING_CACHE,
+    6: _SESSIONS,
+}
 """The statements that bring a database from the version before to this one."""
 
 SCHEMA_VERSION = max(MIGRATIONS)

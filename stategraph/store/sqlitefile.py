@@ -47,8 +47,10 @@ def is_busy(exc: sqlite3.Error) -> bool:
     return code is not None and code & 0xFF == _BUSY
 
 
-SCHEMA_VERSION = 6
-"""The SQLite store's format, the ``schema`` row of its ``meta`` table. 6: recall's lists of
+SCHEMA_VERSION = 7
+"""The SQLite store's format, the ``schema`` row of its ``meta`` table. 7: the session each
+indexed memory was written in (``docs.session``), which a stategraph of 6 would not write; 6:
+recall's lists of
 frequent words (:mod:`stategraph.text.impacts`: made by a 5's first recall), kept by every
 write, which a stategraph of 5 would not do; 5: the past of the tables
 (:mod:`stategraph.store.past`); 4: log columns may be compressed BLOBs
