@@ -367,7 +367,7 @@ class StategraphStore(BaseStore):
         if found is None or not found[3]:
             return None
         _, _, st, active, truth = found
-        status, ask = _grade(mem, st, active, truth)
+        status, ask = _grade(mem, st, active, truth, self._scope)
         found_item = _item(namespace, key, st, status, ask)
         return Item(
             value=found_item.value,
@@ -408,7 +408,7 @@ class StategraphStore(BaseStore):
             if row is None or not row[1]:
                 continue  # deleted
             st, active, truth = row
-            status, ask = _grade(mem, st, active, truth)
+            status, ask = _grade(mem, st, active, truth, self._scope)
             if status == "invalidated" and not wanted.invalidated:
                 continue
             item = _item(namespace, key, st, status, ask)
@@ -559,14 +559,19 @@ def _same(mem: Memory, old: State, new: State, justs: Sequence[Justification]) -
     return content(old) == content(new) and basis(justs) == basis(mem.store.justifications(old.id))
 
 
-def _grade(mem: Memory, st: State, active: bool, truth: Truth) -> tuple[str, str | None]:
+def _grade(
+    mem: Memory, st: State, active: bool, truth: Truth, scope: int | None = 0
+) -> tuple[str, str | None]:
     """A memory's status and, in doubt, its ``ask_first`` (as :mod:`stategraph.recall`
-    grades a hit)."""
+    grades a hit), which quotes nothing outside the memory's scope: its namespace, or the
+    first ``scope`` labels of it that the store declared one user's."""
     flag = review_queue.flag(mem.store.conn, st.id)  # type: ignore[attr-defined]
+    labels = st.id.split("/")[:-1]
+    prefix = "".join(f"{label}/" for label in (labels[:scope] if scope else labels)) or None
     if flag is not None:
-        return "needs_confirmation", ask_first(mem, st, flag[2], flag[1])
+        return "needs_confirmation", ask_first(mem, st, flag[2], prefix=prefix)
     if active and truth is Truth.undefined:
-        return "undefined", ask_first(mem, st, None, None)
+        return "undefined", ask_first(mem, st, None, prefix=prefix)
     if active and truth is Truth.true:
         return "holds", None
     return "invalidated", None
