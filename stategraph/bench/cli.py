@@ -58,6 +58,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="run stategraph's systems on this store's backend, each case in a scratch store: "
         "postgresql://... (a fresh tenant per case) or sqlite:///DIR (a file per case)",
     )
+    p.add_argument(
+        "--tradeoff",
+        action="store_true",
+        help="compare candidate settings on the text cases (logic only): silent misses "
+        "against unneeded questions, blind cases apart",
+    )
     perf_cli.add_arguments(p)
     recall_cli.add_arguments(p)
     p.set_defaults(func=run_command)
@@ -88,6 +94,11 @@ def run_command(args: argparse.Namespace) -> int:
     if not cases:
         print("bench: no case to run", file=sys.stderr)
         return 1
+    if args.tradeoff:
+        from stategraph.bench import tradeoff
+
+        print(tradeoff.render(tradeoff.tradeoff(cases, progress=stderr_progress())))
+        return 0
     names = args.systems or list(SYSTEM_NAMES)
     result = run_bench(
         cases,

@@ -16,6 +16,7 @@ from stategraph.bench.cases import Case, CaseMemory, CaseStep, Support
 from stategraph.bench.gold_judge import GoldJudge
 from stategraph.bench.systems import Prediction
 from stategraph.judge.base import Judge
+from stategraph.text.candidates import Proposer
 
 __all__ = [
     "JUDGE_ENV",
@@ -122,12 +123,21 @@ def memory_options(case: Case) -> dict[str, Any]:
 
 
 class StategraphSystem:
-    """The engine with logic only (no judge): undecided candidate edges are flagged."""
+    """The engine with logic only (no judge): undecided candidate edges are flagged.
+
+    Args:
+        factory: builds the memory a case is loaded into (an in-memory one by default).
+        candidates: the candidate proposer for the recovered and text tracks (default: the
+            memory's own default), for comparing settings (:mod:`stategraph.bench.tradeoff`).
+    """
 
     name = "stategraph"
 
-    def __init__(self, factory: Callable[..., Memory] = Memory) -> None:
+    def __init__(
+        self, factory: Callable[..., Memory] = Memory, candidates: Proposer | None = None
+    ) -> None:
         self._factory = factory
+        self._candidates = candidates
 
     def judge_for(self, case: Case) -> Judge | None:
         """The judge that settles what logic leaves undecided in this case (None: none)."""
@@ -139,7 +149,10 @@ class StategraphSystem:
         A trace's step first applies the trace's changes before it, each with the judge this
         system gives that step (the gold oracle answers from the step's own gold), unscored.
         """
-        mem = load_memory(case, self._factory(**memory_options(case)))
+        options = memory_options(case)
+        if self._candidates is not None and case.track != "declared":
+            options["candidates"] = self._candidates
+        mem = load_memory(case, self._factory(**options))
         try:
             for k, step in enumerate(case.history, 1):
                 mem.judge = self.judge_for(_earlier(case, k, step))

@@ -106,6 +106,22 @@ class GroupScore:
     """Flags on memories that must stay: questions nobody needed."""
     judge_calls: int = 0
 
+    def add(self, case: Case, pred: Prediction) -> None:
+        """Pool one case's prediction in."""
+        unscored = case.unscored()
+        gold = set(case.expect.invalidated) - unscored
+        got = set(pred.invalidated) - unscored
+        flagged = set(pred.flagged) - unscored
+        needed = flagged & (gold | set(case.expect.needs_confirmation))
+        self.counts.add(len(gold & got), len(got - gold), len(gold - got))
+        self.cases += 1
+        self.gold += len(gold)
+        self.silent += len(gold - got - flagged)
+        self.collateral += len(got & set(case.expect.kept))
+        self.needed += len(needed)
+        self.unneeded += len(flagged - needed)
+        self.judge_calls += pred.stats.get("judge_calls", 0)
+
     @property
     def silent_share(self) -> float:
         """Silent misses over gold invalidations (0 when there are none)."""
@@ -286,15 +302,7 @@ def _add_case(s: SystemScore, case: Case, pred: Prediction) -> None:
     needed = flagged & (gold | set(case.expect.needs_confirmation))
     s.needed += len(needed)
     s.unneeded += len(flagged - needed)
-    g = s.by_group.setdefault(group_key(case), GroupScore())
-    g.counts.add(len(tp), len(fp), len(fn))
-    g.cases += 1
-    g.gold += len(gold)
-    g.silent += len(fn - flagged)
-    g.collateral += len(got & set(case.expect.kept))
-    g.needed += len(needed)
-    g.unneeded += len(flagged - needed)
-    g.judge_calls += pred.stats.get("judge_calls", 0)
+    s.by_group.setdefault(group_key(case), GroupScore()).add(case, pred)
     for k, v in pred.stats.items():
         s.cost[k] = max(s.cost.get(k, 0), v) if k == "max_candidates" else s.cost.get(k, 0) + v
     want = dict(case.expect.consequences)
