@@ -53,7 +53,7 @@ from stategraph.grounding.reading import evidence_atoms
 from stategraph.grounding.terms import argument_terms
 from stategraph.model import Origin, State
 from stategraph.resources import read_text
-from stategraph.text.candidates import Candidate, TermIndex, holding_prefix
+from stategraph.text.candidates import UNRELATED_METHODS, Candidate, TermIndex, holding_prefix
 
 __all__ = ["EvidenceProposer", "evidence_units", "stop_words"]
 
@@ -247,11 +247,14 @@ class EvidenceProposer:
     def _inherited(
         self, index: TermIndex, chosen: list[Candidate], skip: set[str]
     ) -> list[Candidate]:
-        """The open candidates of the derived candidates chosen (each once, holding)."""
+        """The open candidates of the derived candidates chosen (each once, holding), but
+        those proposed for their session or turn alone: a guess is not passed on."""
         brought: dict[str, None] = {}
         for j in index.justifications_for([c.id for c in chosen]):
             if j.origin is Origin.recovered:
-                brought.update((p, None) for p in j.candidates() if p not in skip)
+                # what it shares, never a contemporary guessed for sharing nothing
+                found = (p for p in j.candidates() if j.proposed.get(p) not in UNRELATED_METHODS)
+                brought.update((p, None) for p in found if p not in skip)
         ids = holding_prefix(index, list(brought), len(brought))
         return [Candidate(s, "inherited", 0.0) for s in ids]
 
