@@ -29,14 +29,11 @@ __all__ = ["SETTINGS", "Row", "render", "tradeoff"]
 
 SETTINGS: tuple[tuple[str, Proposer], ...] = (
     ("v2 k=8 (slots)", CandidateProposer()),
-    *(
-        (f"v3 relative={r} inherit={'yes' if i else 'no'}", EvidenceProposer(relative=r, inherit=i))
-        for r in (0.0, 0.3, 0.5, 0.7)
-        for i in (True, False)
-    ),
+    *((f"v3 relative={r}", EvidenceProposer(relative=r)) for r in (0.0, 0.3, 0.5, 0.7)),
+    ("v3 relative=0.5, not inherited", EvidenceProposer(inherit=False)),
+    ("v3 relative=0.5, turn=2", EvidenceProposer(turn=2)),
 )
-"""The settings compared, the default of this version (``v3 relative=0.5 inherit=yes``) among
-them."""
+"""The settings compared, the default of this version (``v3 relative=0.5``) among them."""
 
 
 @dataclass(frozen=True)
