@@ -32,6 +32,13 @@ SETTINGS: tuple[tuple[str, Proposer], ...] = (
     *((f"v3 relative={r}", EvidenceProposer(relative=r)) for r in (0.0, 0.3, 0.5, 0.7)),
     ("v3 relative=0.5, not inherited", EvidenceProposer(inherit=False)),
     ("v3 relative=0.5, turn=2", EvidenceProposer(turn=2)),
+    *(
+        (
+            f"v3 relative={r}, turn={t} always",
+            EvidenceProposer(relative=r, turn=t, contemporaries=True),
+        )
+        for r, t in ((0.5, 8), (0.5, 3), (0.0, 3))
+    ),
 )
 """The settings compared, the default of this version (``v3 relative=0.5``) among them."""
 

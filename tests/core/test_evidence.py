@@ -27,7 +27,7 @@ def test_units_leave_out_stop_words_years_and_the_user() -> None:
 
 
 def test_the_fact_with_evidence_is_the_candidate_not_every_fact() -> None:
-    mem = Memory(**GROUNDED)
+    mem = Memory(**GROUNDED, candidates=EvidenceProposer(contemporaries=False))
     mem.fact("rent", "李伟在徐汇区租了一套一居室，月租6500元。")
     mem.fact("trip", "Li Wei flies to Tokyo on 2027-04-10 for a five-day holiday.")
     mem.fact("dentist", "Li Wei's dentist appointment is on 2027-03-18 at 3 pm.")
@@ -36,6 +36,15 @@ def test_the_fact_with_evidence_is_the_candidate_not_every_fact() -> None:
     assert set(proposed(mem, "pay")) == {"rent"}
     mem.action("taxi", "Book a taxi to the airport on 2027-04-10 for the Tokyo holiday.")
     assert set(proposed(mem, "taxi")) == {"trip"}
+
+
+def test_the_session_s_facts_are_candidates_beside_the_evidence() -> None:
+    mem = Memory(**GROUNDED)
+    mem.fact("rent", "李伟在徐汇区租了一套一居室，月租6500元。", session="s2")
+    mem.fact("lease", "The lease ends next March.", session="s2")
+    mem.fact("trip", "Li Wei flies to Tokyo on 2027-04-10 for a five-day holiday.", session="s5")
+    mem.action("pay", "每月5号交徐汇区的房租6500元。", session="s2")
+    assert proposed(mem, "pay") == {"rent": "lexical", "lease": "session"}
 
 
 def test_with_no_evidence_the_facts_of_the_session_and_never_another_one() -> None:
@@ -49,7 +58,7 @@ def test_with_no_evidence_the_facts_of_the_session_and_never_another_one() -> No
 
 
 def test_with_no_evidence_and_no_session_the_turn_and_never_the_whole_store() -> None:
-    mem = Memory(candidates=EvidenceProposer(turn=3))
+    mem = Memory(candidates=EvidenceProposer(turn=3, contemporaries=False))
     for i in range(6):
         mem.fact(f"f{i}", f"Unrelated fact number {i} about topic{i}")
     mem.belief("b", "The user becomes a tax resident this year")
@@ -60,7 +69,7 @@ def test_with_no_evidence_and_no_session_the_turn_and_never_the_whole_store() ->
 
 
 def test_a_derived_candidate_brings_its_own_candidates() -> None:
-    mem = Memory()
+    mem = Memory(candidates=EvidenceProposer(contemporaries=False))
     mem.fact("f", "The Siemens offer in Munich starts in March")
     mem.plan("p", "Look for a flat near the Siemens campus")
     mem.action("a", "Ask the agent about flat viewings near the campus")

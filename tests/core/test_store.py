@@ -162,6 +162,7 @@ def test_history_lists_every_revision(place: Place) -> None:
             "min_df": 50,
             "turn": 8,
             "inherit": True,
+            "contemporaries": True,
             "max_terms": 48,
             "postings": 64,
             "exogenous": ["fact"],
