@@ -214,19 +214,33 @@ class EvidenceProposer:
         limit: int | None = None,
     ) -> list[Candidate]:
         """The candidates for ``state``: the memories that hold and share evidence with it,
-        or, when none does, the facts of its session or turn.
+        and the facts of its session or turn (see ``contemporaries``), and what the derived
+        ones among them and among those given rest on as candidates (``inherit``).
 
         Args:
             index: the store.
             state: the new memory (its text, atoms, metadata and session).
             exclude: ids never to propose (the state itself, candidates already chosen, such
-                as its ``context``: then the fallback is not taken, as the context is evidence).
-            limit: at most this many (default ``k``).
+                as its ``context``: then no session or turn is taken, as the context is
+                evidence, and what the given ones rest on is inherited).
+            limit: at most this many found (default ``k``), inherited ones beside.
         """
         limit = self.k if limit is None else limit
         skip = set(exclude) | {state.id}
-        if limit <= 0:
-            return []
+        out: list[Candidate] = []
+        if limit > 0:
+            out = self._found(index, state, skip, limit, given=bool(set(exclude)))
+        if self.inherit:  # from the candidates found and from those given (its context)
+            sources = [c.id for c in out] + sorted(set(exclude))
+            if sources:
+                out += self._inherited(index, sources, skip | {c.id for c in out})
+        return out
+
+    def _found(
+        self, index: TermIndex, state: State, skip: set[str], limit: int, given: bool
+    ) -> list[Candidate]:
+        """The memories with evidence, and those of the session or turn (not when the
+        caller gave candidates: its context is evidence)."""
         found = self.evidence(index, state, skip)
         ranked = found.ranked()
         best = found.total(ranked[0]) if ranked else 0.0
@@ -234,11 +248,8 @@ class EvidenceProposer:
         ranked = [s for s in ranked if found.total(s) >= least and found.shared[s]]
         chosen = holding_prefix(index, ranked, limit)
         out = [Candidate(s, found.method(s), found.total(s)) for s in chosen]
-        if (self.contemporaries or not out) and not set(exclude):
-            taken = skip | {c.id for c in out}
-            out += self._interaction(index, state, taken, limit)
-        if self.inherit and out:
-            out += self._inherited(index, out, skip | {c.id for c in out})
+        if (self.contemporaries or not out) and not given:
+            out += self._interaction(index, state, skip | {c.id for c in out}, limit)
         return out
 
     def _interaction(
@@ -253,13 +264,11 @@ class EvidenceProposer:
         facts = [sid for _s, sid, _z, kind in latest if kind in self.exogenous and sid not in skip]
         return [Candidate(s, "turn", 0.0) for s in holding_prefix(index, facts, limit)]
 
-    def _inherited(
-        self, index: TermIndex, chosen: list[Candidate], skip: set[str]
-    ) -> list[Candidate]:
+    def _inherited(self, index: TermIndex, chosen: list[str], skip: set[str]) -> list[Candidate]:
         """The open candidates of the derived candidates chosen (each once, holding), but
         those proposed for their session or turn alone: a guess is not passed on."""
         brought: dict[str, None] = {}
-        for j in index.justifications_for([c.id for c in chosen]):
+        for j in index.justifications_for(chosen):
             if j.origin is Origin.recovered:
                 # what it shares, never a contemporary guessed for sharing nothing
                 found = (p for p in j.candidates() if j.proposed.get(p) not in UNRELATED_METHODS)
