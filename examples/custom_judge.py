@@ -45,7 +45,8 @@ judge = TableJudge({("p1", "f1"): ("f2",)})  # the dinner plan rests on liking s
 mem = Memory(rules="all", grounder="stategraph.rule_grounder.v1", judge=judge)
 mem.fact("f1", "The user flies to Tokyo on May 10")
 mem.fact("f2", "The user likes sushi")
-mem.plan("p1", "Book a sushi dinner")  # no basis stated: f1 and f2 become its candidates
+mem.plan("p1", "Book a sushi dinner in Tokyo")  # no basis stated: f1 and f2, which it
+# shares a word with, become its candidates
 report = mem.retract("f1")  # (p1, f1) is in question: logic first, then the judge
 for edge in report.edges:
     by = edge.decided_by.value if edge.decided_by else "undecided"

@@ -88,7 +88,14 @@ class Limits:
     ids: frozenset[_KeyPath] = frozenset()
 
 
-_STATE_FIELDS = (("id",), ("because",), ("because", "all"), ("because", "unless"), ("context",))
+_STATE_FIELDS = (
+    ("id",),
+    ("because",),
+    ("because", "all"),
+    ("because", "unless"),
+    ("context",),
+    ("session",),
+)
 
 
 def _state_ids(*at: str) -> set[_KeyPath]:
@@ -116,21 +123,30 @@ CHANGE = Limits(
     ),
 )
 """A change file: no YAML alias at all (a change has no use for one)."""
+
+
+def _change_ids(*at: str) -> set[_KeyPath]:
+    """Where a case's change and gold name ids, the change being at ``(*at, "change")``."""
+    return (
+        {(*at, "change", "retract"), (*at, "change", "supersede", "id")}
+        | _state_ids(*at, "change", "assert")
+        | _state_ids(*at, "change", "supersede", "with")
+        | {(*at, "expect", k) for k in ("invalidated", "kept", "needs_confirmation", "restored")}
+        | {(*at, "expect", "consequences", KEYS), (*at, "expect", "depth", KEYS)}
+    )
+
+
 CASE = Limits(
     max_bytes=4 * _MIB,
     max_aliases=1_000,
     max_nodes=200_000,
     max_states=10_000,
     ids=frozenset(
-        {("id",), ("change", "retract"), ("change", "supersede", "id")}
-        | _state_ids("memories")
-        | _state_ids("change", "assert")
-        | _state_ids("change", "supersede", "with")
-        | {("expect", k) for k in ("invalidated", "kept", "needs_confirmation", "restored")}
-        | {("expect", "consequences", KEYS), ("expect", "depth", KEYS)}
+        {("id",), ("basis", KEYS)} | _state_ids("memories") | _change_ids() | _change_ids("changes")
     ),
 )
-"""A benchmark case: aliases allowed, their expansion capped."""
+"""A benchmark case, or a trace (its ``changes`` hold what a case's ``change`` and ``expect``
+do): aliases allowed, their expansion capped."""
 IMPORT = Limits(max_bytes=_MIB, max_nodes=100_000, max_states=10_000_000)
 """One line of a JSONL import (``max_bytes`` is per line); ``max_states`` is per file."""
 

@@ -47,10 +47,12 @@ from stategraph.nodes import is_internal
 from stategraph.prepare import Preparer
 from stategraph.review.confirm import PendingReview, pending_review, review_change
 from stategraph.review.provenance import check_change, check_justification
+from stategraph.review.questions import ReviewGroup, review_groups
 from stategraph.store.asof import AsOf, PastStore, resolve
 from stategraph.store.open import open_store
 from stategraph.store.sqlite import LogEntry, Since, Store
-from stategraph.text.candidates import CandidateProposer, Proposer
+from stategraph.text.candidates import Proposer
+from stategraph.text.evidence import EvidenceProposer
 
 if TYPE_CHECKING:
     from stategraph.embedder import Embedder
@@ -88,7 +90,7 @@ def _id(state_id: str) -> str:
         raise InvalidInputError("id", [("id", str(exc))]) from None
 
 
-_DEFAULT_PROPOSER = CandidateProposer()
+_DEFAULT_PROPOSER = EvidenceProposer()
 
 _ATOM_STEPS = 12
 """How many atom steps ``why_not`` follows below a memory (the packs' rules chain a few)."""
@@ -653,6 +655,15 @@ class Memory:
             return self._apply(review_change(self.store, state_id, decision, by, note, at))
 
     # ---- queries ------------------------------------------------------------------------
+
+    def review_groups(self, prefix: str | None = None) -> list[ReviewGroup]:
+        """What waits for review, grouped by the change each memory's basis names: one
+        question a group for a person ("Since ..., do these still hold? ..."), each memory in
+        one group (:mod:`stategraph.review.questions`). ``prefix``: quote only memories of
+        this namespace."""
+        pending = self.pending_review()
+        states = {p.id: self.state(p.id) for p in pending}
+        return review_groups(self, [(states[p.id], p.reason) for p in pending], prefix)
 
     def pending_review(self) -> list[PendingReview]:
         """The states waiting for a person (``needs_confirmation`` still standing), oldest

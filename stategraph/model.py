@@ -247,6 +247,19 @@ class State(BaseModel):
     status: ActionStatus | None = None
     metadata: Annotated[dict[str, Any], AfterValidator(_check_tree)] = Field(default_factory=dict)
     created_at: datetime | None = None
+    session: StateId | None = None
+    """The session or turn the memory was written in (the MCP session, a LangGraph thread or
+    namespace, or what the caller names): what candidate proposal falls back on when nothing
+    in a derived memory's words relates it to a fact (:mod:`stategraph.text.candidates`).
+    Left out of the JSON when None, so a state without one serialises (and hashes) as before
+    sessions were kept."""
+
+    @model_serializer(mode="wrap")
+    def _without_no_session(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if self.session is None and isinstance(data, dict):
+            data.pop("session", None)
+        return data
 
     @field_validator("kind")
     @classmethod

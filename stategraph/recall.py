@@ -26,7 +26,8 @@ from pydantic import BaseModel, ConfigDict
 
 from stategraph.engine.explain import WhyNot
 from stategraph.errors import InvalidInputError, StategraphError
-from stategraph.model import Entry, State, Truth
+from stategraph.model import Entry, Truth
+from stategraph.review.questions import ask_first, basis_in_doubt
 from stategraph.store import review_queue
 from stategraph.store.asof import PastStore
 from stategraph.store.sqlite import Store
@@ -55,7 +56,16 @@ class Memory(Protocol):
         ...
 
 
-__all__ = ["MAX_K", "MAX_QUERY_CHARS", "RERANK_DEPTH", "Recalled", "Status", "recall"]
+__all__ = [
+    "MAX_K",
+    "MAX_QUERY_CHARS",
+    "RERANK_DEPTH",
+    "Recalled",
+    "Status",
+    "ask_first",
+    "basis_in_doubt",
+    "recall",
+]
 
 RERANK_DEPTH = 50
 """How many of the lexical best an embedding rerank reorders (at least ``k``):
@@ -193,7 +203,7 @@ def recall(
         if flag is not None or (active and truth is Truth.undefined):
             status: Status = "needs_confirmation" if flag is not None else "undefined"
             entry = flag[2] if flag is not None else None
-            ask = ask_first(mem, st, entry, flag[1] if flag is not None else None)
+            ask = ask_first(mem, st, entry, prefix=id_prefix)
             out.append(
                 Recalled(
                     id=sid,
@@ -269,71 +279,3 @@ def _past_hits(
 
 def _cause(entry: Entry | None, status: str) -> str:
     return entry.reason.cause if entry is not None else status
-
-
-def _zh(text: str) -> bool:
-    from stategraph.grounding import detect_language
-
-    return detect_language(text) == "zh"
-
-
-def _text(mem: Memory, sid: str) -> str:
-    found = mem.store.state(sid)
-    return found[0].text or sid if found is not None else sid
-
-
-def ask_first(mem: Memory, st: State, entry: Entry | None, seq: int | None) -> str:
-    """The question to ask before relying on a memory in doubt, in its language: what it
-    rested on, what changed since, and whether it still holds."""
-    zh = _zh(st.text)
-    basis: list[str] = []
-    if entry is not None:
-        for lost in entry.reason.lost:
-            basis += [*lost.failed, *lost.blocked_by]
-        basis += list(entry.reason.undecided) + list(entry.reason.cycle)
-    if not basis:  # undefined, never graded: what its justifications wait on now
-        for j in mem.store.justifications(st.id):
-            for p in (*j.premises, *j.unless):
-                found = mem.store.state(p)
-                if found is not None and found[2] is not Truth.true:
-                    basis.append(p)
-    basis = [b for b in dict.fromkeys(basis) if b != st.id]
-    changed, changes = _changes(mem, seq, zh)
-    if set(basis) & changed:  # name what it rested on that the change acted on, not the rest
-        basis = [b for b in basis if b in changed]
-    if not changes:
-        changes = [
-            (f"“{_text(mem, b)}”未定" if zh else f'"{_text(mem, b)}" became uncertain')
-            for b in basis
-        ]
-    earlier = " / ".join(_text(mem, b) for b in basis) or st.text
-    if zh:
-        since = "；".join(changes) or "情况有变"
-        return f"之前：“{earlier}”。此后：{since}。“{st.text}”还成立吗？"
-    since = "; ".join(changes) or "something it rests on changed"
-    return f'Earlier: "{earlier}". Since then {since}. Does "{st.text}" still hold?'
-
-
-def _changes(mem: Memory, seq: int | None, zh: bool) -> tuple[set[str], list[str]]:
-    """The memories the revision that flagged a memory acted on, and what it did, in words."""
-    if seq is None:
-        return set(), []
-    entry = next(iter(mem.store.iter_history(since=seq - 1)), None)
-    if entry is None or entry.seq != seq or entry.report is None:
-        return set(), []
-    out = []
-    replacements = {c.by for c in entry.report.changed if c.action == "superseded"}
-    for c in entry.report.changed:
-        if c.action == "asserted" and c.id in replacements:
-            continue  # named with what it replaced
-        old = _text(mem, c.id)
-        if c.action == "superseded" and c.by:
-            new = _text(mem, c.by)
-            out.append(f"“{old}”改为“{new}”" if zh else f'"{old}" was replaced by "{new}"')
-        elif c.action == "retracted":
-            out.append(f"“{old}”已撤回" if zh else f'"{old}" was withdrawn')
-        elif c.action == "asserted":
-            out.append(f"新增：“{old}”" if zh else f'"{old}" was added')
-        elif c.action in ("justification_added", "justification_removed"):
-            out.append(f"“{old}”的依据有变" if zh else f'what "{old}" rests on changed')
-    return {c.id for c in entry.report.changed}, out

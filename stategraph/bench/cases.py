@@ -4,6 +4,14 @@ A case holds a memory history, one change and the gold answer (see ``DESIGN.md``
 Validation is strict because a wrong gold silently skews every figure the suite reports: unknown
 fields, dangling premises, expected ids that name nothing, and missing depths are all errors, and
 each error names the case file and the field so that a suite author can fix it at once.
+
+A *trace* is an agent's memory as it wrote it, over several sessions, and then several changes:
+one file with ``memories`` (each may name the ``session`` it was written in) and ``changes``, a
+list of ``{told_as, change, expect, why}`` applied in order. It is scored as one case per change
+(:meth:`Trace.steps`): change ``k`` is applied to the memory as the changes before it left it,
+and scored like a case's change, on the memories the gold has not already seen go. An optional
+``basis`` block gives the gold support of derived memories; it is never shown to a system, only
+read by analyses (how many of the gold premises the candidates found).
 """
 
 from __future__ import annotations
@@ -27,11 +35,16 @@ __all__ = [
     "CaseError",
     "CaseExpect",
     "CaseMemory",
+    "CaseStep",
     "Support",
+    "Trace",
     "load_case",
+    "load_case_file",
     "load_cases",
     "shipped_cases",
     "shipped_cases_dir",
+    "validate",
+    "validate_trace",
 ]
 
 KNOWN_TAGS = frozenset(
@@ -106,6 +119,8 @@ class CaseMemory(BaseModel):
     status: Literal["pending", "executed"] | None = None
     because: tuple[Support, ...] = ()
     context: tuple[str, ...] = ()
+    session: str | None = Field(default=None, min_length=1, max_length=200)
+    """The session or turn the agent wrote it in (``Memory.add(..., session=...)``)."""
 
     @field_validator("id")
     @classmethod
@@ -193,6 +208,8 @@ def _state_dict(m: CaseMemory) -> dict[str, Any]:
     out: dict[str, Any] = {"id": m.id, "kind": m.kind, "text": m.text}
     if m.status is not None:
         out["status"] = m.status
+    if m.session is not None:
+        out["session"] = m.session
     return out
 
 
@@ -209,32 +226,88 @@ class CaseExpect(BaseModel):
     depth: dict[str, int] = Field(default_factory=dict)
 
 
+class CaseStep(BaseModel):
+    """One change of a trace, with its gold.
+
+    Attributes:
+        told_as: how the agent told it (``supersede``, ``retract``, ``correction``, or
+            ``fact``: a new fact that says the old one no longer holds); reported, never
+            shown to a system.
+        change: the change, as a case gives it.
+        expect: the gold answer for this change alone.
+        why: the author's reason for the gold, for whoever reads a failure.
+    """
+
+    model_config = _STRICT
+
+    told_as: str = ""
+    change: CaseChange
+    expect: CaseExpect
+    why: str = ""
+
+
 class Case(BaseModel):
-    """One benchmark case. Use :func:`load_case` to read one with file-aware errors."""
+    """One benchmark case. Use :func:`load_case` to read one with file-aware errors.
+
+    A step of a trace (:meth:`Trace.steps`) is a case too: its ``history`` holds the trace's
+    changes before it, which a system applies first, unscored; ``told_as`` and ``why`` are its
+    step's.
+    """
 
     model_config = _STRICT
 
     id: str
-    lang: Literal["zh", "en"]
+    lang: Literal["zh", "en", "mixed"]
     track: Literal["declared", "recovered", "text"]
     memories: tuple[CaseMemory, ...]
     change: CaseChange
     expect: CaseExpect
     tags: tuple[str, ...] = ()
+    history: tuple[CaseStep, ...] = ()
+    told_as: str = ""
+    why: str = ""
+    trace: str | None = None
+    """The trace this case is a step of (None: a case of its own)."""
 
     @property
     def domain(self) -> str:
         """The domain, read from the id's first segment (``relocation-zh-01`` → relocation)."""
         return self.id.split("-", 1)[0]
 
+    @property
+    def batch(self) -> str:
+        """The batch a case came in, read from its id's last segment: its letters before the
+        number (``finance-en-g03`` → ``g``; ``finance-en-03`` → ``""``, the first cases). A
+        trace's steps are in their trace's batch."""
+        last = (self.trace or self.id).rsplit("-", 1)[-1]
+        found = re.match(r"[A-Za-z]*", last)
+        return found.group(0).lower() if found and found.group(0) != last else ""
+
+    def gone(self) -> set[str]:
+        """The states the gold of the earlier steps of a trace saw go (invalidated, and not
+        restored since): not scored again (empty for a case of its own)."""
+        out: set[str] = set()
+        for step in self.history:
+            out |= set(step.expect.invalidated) | step.change.removed_ids()
+            out -= set(step.expect.restored)
+        return out
+
+    def unscored(self) -> set[str]:
+        """The states not scored: the ones the change acts on, and :meth:`gone`."""
+        return self.change.changed_ids() | self.gone()
+
     def memory(self, state_id: str) -> CaseMemory | None:
-        """The memory with that id, or None."""
-        return next((m for m in self.memories if m.id == state_id), None)
+        """The memory with that id (in a trace's step, also one its earlier changes added),
+        or None."""
+        added = (m for step in self.history for m in step.change.added())
+        return next((m for m in (*self.memories, *added) if m.id == state_id), None)
 
     def scored_ids(self) -> list[str]:
-        """The memories a system is scored on: all but the changed ones."""
-        changed = self.change.changed_ids()
-        return [m.id for m in self.memories if m.id not in changed]
+        """The memories a system is scored on: all but the changed ones (and in a trace's
+        step, the ones its earlier changes added, but not those the gold saw go)."""
+        unscored = self.unscored()
+        added = [m for step in self.history for m in step.change.added()]
+        return [m.id for m in (*self.memories, *added) if m.id not in unscored]
 
 
 def _loc(loc: Iterable[int | str]) -> str:
@@ -281,28 +354,29 @@ def _check_memories(case: Case, err: _Errors) -> set[str]:
     return ids
 
 
-def _check_change(case: Case, ids: set[str], err: _Errors) -> None:
+def _check_change(case: Case, ids: set[str], err: _Errors, at: str = "") -> None:
     ch = case.change
     if not (ch.retract or ch.assert_ or ch.supersede):
-        err("change", "the change is empty: give retract, assert or supersede")
+        err(f"{at}change", "the change is empty: give retract, assert or supersede")
     for r in ch.retract:
         if r not in ids:
-            err("change.retract", f"{r!r} is not a memory")
+            err(f"{at}change.retract", f"{r!r} is not a memory")
     for k, s in enumerate(ch.supersede):
         if s.id not in ids:
-            err(f"change.supersede[{k}].id", f"{s.id!r} is not a memory")
+            err(f"{at}change.supersede[{k}].id", f"{s.id!r} is not a memory")
     seen: set[str] = set()
     for m in ch.added():
         if m.id in ids or m.id in seen:
-            err("change", f"new state id {m.id!r} is already taken")
+            err(f"{at}change", f"new state id {m.id!r} is already taken")
         seen.add(m.id)
         if m.kind != "fact" or m.because or m.context:
-            err("change", f"new state {m.id!r} must be a plain fact (no because/context)")
+            err(f"{at}change", f"new state {m.id!r} must be a plain fact (no because/context)")
 
 
-def _check_expect(case: Case, ids: set[str], err: _Errors) -> None:
+def _check_expect(case: Case, ids: set[str], err: _Errors, at: str = "") -> None:
     ex = case.expect
     changed = case.change.changed_ids()
+    where = f"{at}expect"
     groups = {
         "invalidated": set(ex.invalidated),
         "kept": set(ex.kept),
@@ -312,34 +386,37 @@ def _check_expect(case: Case, ids: set[str], err: _Errors) -> None:
     for name, group in groups.items():
         for s in sorted(group):
             if s not in ids:
-                err(f"expect.{name}", f"{s!r} is not a memory")
+                err(f"{where}.{name}", f"{s!r} is not a memory")
             elif s in changed:
-                err(f"expect.{name}", f"{s!r} is changed by the change and is not scored")
+                err(f"{where}.{name}", f"{s!r} is changed by the change and is not scored")
     names = list(groups)
     for a_i, a in enumerate(names):
         for b in names[a_i + 1 :]:
             both = groups[a] & groups[b]
             if both:
-                err(f"expect.{b}", f"{sorted(both)} also listed in expect.{a}")
+                err(f"{where}.{b}", f"{sorted(both)} also listed in expect.{a}")
     moved = groups["invalidated"] | groups["needs_confirmation"] | groups["restored"]
     missing = sorted(moved - set(ex.depth))
-    if missing:
-        err("expect.depth", f"no gold depth for {missing}")
+    if missing and case.trace is None:  # a trace's author may leave depths out
+        err(f"{where}.depth", f"no gold depth for {missing}")
     for s, d in sorted(ex.depth.items()):
         if s not in moved:
-            err(f"expect.depth.{s}", "depth given for a state that is not moved")
+            err(f"{where}.depth.{s}", "depth given for a state that is not moved")
         if d < 1:
-            err(f"expect.depth.{s}", f"depth must be >= 1, got {d}")
-    _check_consequences(case, groups, err)
+            err(f"{where}.depth.{s}", f"depth must be >= 1, got {d}")
+    _check_consequences(case, groups, err, where)
 
 
-def _check_consequences(case: Case, groups: dict[str, set[str]], err: _Errors) -> None:
+def _check_consequences(
+    case: Case, groups: dict[str, set[str]], err: _Errors, where: str = "expect"
+) -> None:
     ex = case.expect
-    for m in case.memories:
+    added = [m for step in case.history for m in step.change.added()]
+    for m in (*case.memories, *added):
         if m.kind != "action":
             continue
         if m.status == "executed" and m.id in groups["invalidated"]:
-            err("expect.invalidated", f"executed action {m.id!r} is graded needs_confirmation")
+            err(f"{where}.invalidated", f"executed action {m.id!r} is graded needs_confirmation")
         want = None
         if m.status == "pending" and m.id in groups["invalidated"]:
             want = "cancel"
@@ -347,12 +424,12 @@ def _check_consequences(case: Case, groups: dict[str, set[str]], err: _Errors) -
             want = "review"  # an undecided action must not run (or stand) unreviewed
         got = ex.consequences.get(m.id)
         if want is not None and got != want:
-            err(f"expect.consequences.{m.id}", f"expected {want!r}, got {got!r}")
+            err(f"{where}.consequences.{m.id}", f"expected {want!r}, got {got!r}")
         if want is None and got is not None:
-            err(f"expect.consequences.{m.id}", f"{got!r} given for an action that is not lost")
+            err(f"{where}.consequences.{m.id}", f"{got!r} given for an action that is not lost")
     actions = {m.id for m in case.memories if m.kind == "action"}
     for s in sorted(set(ex.consequences) - actions):
-        err(f"expect.consequences.{s}", f"{s!r} is not an action")
+        err(f"{where}.consequences.{s}", f"{s!r} is not an action")
 
 
 def _check_tags(case: Case, err: _Errors) -> None:
@@ -371,6 +448,38 @@ class _Errors:
         self.items.append((field, message))
 
 
+def _invalid(exc: ValidationError, path: str, at: str = "") -> CaseError:
+    first = exc.errors()[0]
+    fields = "; ".join(f"{at}{_loc(e['loc'])}: {e['msg']}" for e in exc.errors())
+    return CaseError(path, at + _loc(first["loc"]), fields)
+
+
+_STEP_ONLY = frozenset({"history", "told_as", "why", "trace"})
+"""Fields of :class:`Case` that only :meth:`Trace.steps` sets."""
+
+
+def _check_case(case: Case, err: _Errors, at: str = "") -> None:
+    """Every check of a case (``at``: where a trace's step stands in its file)."""
+    _check_tags(case, err)
+    ids = _check_memories(case, err)
+    for step in case.history:
+        ids |= {m.id for m in step.change.added()}
+    _check_change(case, ids, err, at)
+    _check_expect(case, ids, err, at)
+
+
+def _raise(err: _Errors, path: str) -> None:
+    if err.items:
+        field, _ = err.items[0]
+        raise CaseError(path, field, "; ".join(f"{f}: {m}" for f, m in err.items))
+
+
+def _check_name(case_id: str, path: str, err: _Errors) -> None:
+    stem = Path(path).stem
+    if stem != case_id and not path.startswith("<"):
+        err("id", f"id {case_id!r} must match the file name {stem!r}")
+
+
 def validate(data: Any, path: str) -> Case:
     """Validate parsed case data.
 
@@ -381,24 +490,112 @@ def validate(data: Any, path: str) -> Case:
     Raises:
         CaseError: naming the file and the first faulty field (all faults are in the message).
     """
+    if isinstance(data, dict):
+        for key in sorted(_STEP_ONLY & data.keys()):
+            raise CaseError(path, key, "only a trace's steps carry it: write a trace's changes")
     try:
         case = Case.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        fields = "; ".join(f"{_loc(e['loc'])}: {e['msg']}" for e in exc.errors())
-        raise CaseError(path, _loc(first["loc"]), fields) from None
+        raise _invalid(exc, path) from None
     err = _Errors()
-    stem = Path(path).stem
-    if stem != case.id and not path.startswith("<"):
-        err("id", f"id {case.id!r} must match the file name {stem!r}")
-    _check_tags(case, err)
-    ids = _check_memories(case, err)
-    _check_change(case, ids, err)
-    _check_expect(case, ids, err)
-    if err.items:
-        field, _ = err.items[0]
-        raise CaseError(path, field, "; ".join(f"{f}: {m}" for f, m in err.items))
+    _check_name(case.id, path, err)
+    _check_case(case, err)
+    _raise(err, path)
     return case
+
+
+class Trace(BaseModel):
+    """An agent's memory over several sessions, then several changes (see the module's
+    docstring). Read one with :func:`load_case_file`; :meth:`steps` are its cases.
+
+    Attributes:
+        basis: the gold support of derived memories (each as ``because`` gives it, or any
+            nesting of lists and ``{all, unless}`` mappings of ids): never shown to a system.
+    """
+
+    model_config = _STRICT
+
+    id: str
+    lang: Literal["zh", "en", "mixed"]
+    track: Literal["declared", "recovered", "text"] = "text"
+    memories: tuple[CaseMemory, ...]
+    changes: tuple[CaseStep, ...] = Field(min_length=1)
+    basis: dict[str, Any] = Field(default_factory=dict)
+    tags: tuple[str, ...] = ()
+
+    def steps(self) -> list[Case]:
+        """One case per change, ``{id}.{k}`` from 1: the changes before it its history."""
+        return [
+            Case(
+                id=f"{self.id}.{k}",
+                lang=self.lang,
+                track=self.track,
+                memories=self.memories,
+                change=step.change,
+                expect=step.expect,
+                tags=self.tags,
+                history=self.changes[: k - 1],
+                told_as=step.told_as,
+                why=step.why,
+                trace=self.id,
+            )
+            for k, step in enumerate(self.changes, 1)
+        ]
+
+    def basis_of(self, state_id: str) -> set[str]:
+        """Every id the gold support of a memory names (empty when the trace gives none)."""
+        return set(_ids_in(self.basis.get(state_id)))
+
+
+def _ids_in(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _ids_in(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _ids_in(v)
+
+
+def validate_trace(data: Any, path: str) -> Trace:
+    """Validate parsed trace data: the trace's own fields, and each step as a case.
+
+    Raises:
+        CaseError: naming the file and the first faulty field (``changes[1].expect...``).
+    """
+    try:
+        trace = Trace.model_validate(data)
+    except ValidationError as exc:
+        raise _invalid(exc, path) from None
+    err = _Errors()
+    _check_name(trace.id, path, err)
+    ids = {m.id for m in trace.memories} | {m.id for c in trace.changes for m in c.change.added()}
+    for sid, support in sorted(trace.basis.items()):
+        named = sorted({sid, *_ids_in(support)} - ids)
+        if named:
+            err(f"basis.{sid}", f"names {named}, not memories of the trace")
+    for k, step in enumerate(trace.steps()):
+        _check_case(step, err, f"changes[{k}].")
+    _raise(err, path)
+    return trace
+
+
+def load_case_file(path: str | Path | Traversable) -> list[Case]:
+    """Read and validate one file: a case (one case) or a trace (one case per change).
+
+    Raises:
+        CaseError: as :func:`load_case`.
+    """
+    name = str(path)
+    node = Path(path) if isinstance(path, str) else path
+    try:
+        data = load_case_data(node)
+    except InputFileError as exc:
+        raise CaseError(name, "", exc.detail) from exc
+    if isinstance(data, dict) and "changes" in data:
+        return validate_trace(data, name).steps()
+    return [validate(data, name)]
 
 
 def load_case(path: str | Path | Traversable) -> Case:
@@ -407,15 +604,12 @@ def load_case(path: str | Path | Traversable) -> Case:
 
     Raises:
         CaseError: when the file cannot be read or parsed, goes past a loader limit, or does
-            not validate.
+            not validate; or when it is a trace (:func:`load_case_file` reads those).
     """
-    name = str(path)
-    node = Path(path) if isinstance(path, str) else path
-    try:
-        data = load_case_data(node)
-    except InputFileError as exc:
-        raise CaseError(name, "", exc.detail) from exc
-    return validate(data, name)
+    found = load_case_file(path)
+    if len(found) != 1 or found[0].trace is not None:
+        raise CaseError(str(path), "changes", "a trace holds several cases: use load_case_file")
+    return found[0]
 
 
 def _case_files(root: Path | Traversable) -> Iterator[Path | Traversable]:
@@ -442,10 +636,11 @@ def load_cases(paths: Iterable[str | Path | Traversable]) -> list[Case]:
         if not node.is_file() and not node.is_dir():
             raise CaseError(str(node), "", "no such file or folder")
         for f in _case_files(node):
-            case = load_case(f)
-            if case.id in cases:
-                raise CaseError(str(f), "id", f"duplicate case id, also in {cases[case.id][1]}")
-            cases[case.id] = (case, str(f))
+            for case in load_case_file(f):
+                if case.id in cases:
+                    where = cases[case.id][1]
+                    raise CaseError(str(f), "id", f"duplicate case id, also in {where}")
+                cases[case.id] = (case, str(f))
     return [cases[k][0] for k in sorted(cases)]
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from stategraph.bench import recall_cli
 from stategraph.bench.cases import Case, CaseError, load_cases, shipped_cases
-from stategraph.bench.metrics import DEPTH_BUCKETS, SystemScore
+from stategraph.bench.metrics import DEPTH_BUCKETS, GroupScore, SystemScore
 from stategraph.bench.perf import cli as perf_cli
 from stategraph.bench.runner import SYSTEM_NAMES, BenchResult, run_bench, stderr_progress
 from stategraph.bench.svg import f1_by_depth_svg
@@ -58,6 +58,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="run stategraph's systems on this store's backend, each case in a scratch store: "
         "postgresql://... (a fresh tenant per case) or sqlite:///DIR (a file per case)",
     )
+    p.add_argument(
+        "--tradeoff",
+        action="store_true",
+        help="compare candidate settings on the text cases (logic only): silent misses "
+        "against unneeded questions, blind cases apart",
+    )
     perf_cli.add_arguments(p)
     recall_cli.add_arguments(p)
     p.set_defaults(func=run_command)
@@ -88,6 +94,11 @@ def run_command(args: argparse.Namespace) -> int:
     if not cases:
         print("bench: no case to run", file=sys.stderr)
         return 1
+    if args.tradeoff:
+        from stategraph.bench import tradeoff
+
+        print(tradeoff.render(tradeoff.tradeoff(cases, progress=stderr_progress())))
+        return 0
     names = args.systems or list(SYSTEM_NAMES)
     result = run_bench(
         cases,
@@ -129,14 +140,29 @@ def bench_json(result: BenchResult) -> dict[str, Any]:
     }
 
 
+def _columns(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+
+
 def render_table(result: BenchResult) -> str:
-    """A plain-text table, one row per system."""
+    """A plain-text table, one row per system; then, for the systems that flag, one row per
+    group of cases (track and batch) with both failures side by side: silent misses and
+    unneeded questions per change, with the question precision."""
     head = ["system", "P", "R", "F1", *(f"F1@{b}" for b in DEPTH_BUCKETS)]
-    head += ["collat", "resid", "silent", "flag", "flagHN", "cons", "err"]
+    head += ["collat", "resid", "silent", "flag", "unneed/ch", "qprec", "flagHN", "cons", "err"]
     head += ["calls/case", "cand/st", "logic%"]
-    rows = [head] + [_row(n, s) for n, s in result.scores.items()]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    lines = _columns([head] + [_row(n, s) for n, s in result.scores.items()])
+    groups = [
+        [name, key, *_group_row(g)]
+        for name, s in result.scores.items()
+        if s.flagged or s.cost
+        for key, g in sorted(s.by_group.items())
+    ]
+    if groups:
+        head = ["system", "group", "changes", "F1", "silent", "silent%", "collat"]
+        head += ["unneed/ch", "qprec", "calls/ch"]
+        lines += ["", *_columns([head, *groups])]
     note = f"{len(result.scored_cases)} cases scored"
     if result.dev_cases:
         note += f"; {len(result.dev_cases)} development cases"
@@ -162,10 +188,25 @@ def _row(name: str, s: SystemScore) -> list[str]:
         str(s.residue),
         str(s.silent),
         str(s.flagged),
+        f"{s.unneeded_per_change:.2f}",
+        f"{100 * s.question_precision:.0f}%",
         str(s.flagged_kept),
         f"{s.consequence_accuracy:.2f}",
         str(s.errors),
         f"{s.judge_calls_per_case:.2f}" if s.cost else "-",
         f"{s.candidates_per_derived:.2f}" if s.cost else "-",
         "-" if s.logic_share is None else f"{100 * s.logic_share:.0f}",
+    ]
+
+
+def _group_row(g: GroupScore) -> list[str]:
+    return [
+        str(g.cases),
+        f"{g.counts.f1:.3f}",
+        str(g.silent),
+        f"{100 * g.silent_share:.1f}",
+        str(g.collateral),
+        f"{g.unneeded_per_change:.2f}",
+        f"{100 * g.question_precision:.0f}%",
+        f"{g.judge_calls_per_change:.2f}",
     ]

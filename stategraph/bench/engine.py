@@ -12,10 +12,11 @@ from collections.abc import Callable
 from typing import Any
 
 from stategraph import Change, Justification, Memory, Report, State, StategraphError
-from stategraph.bench.cases import Case, CaseMemory, Support
+from stategraph.bench.cases import Case, CaseMemory, CaseStep, Support
 from stategraph.bench.gold_judge import GoldJudge
 from stategraph.bench.systems import Prediction
 from stategraph.judge.base import Judge
+from stategraph.text.candidates import Proposer
 
 __all__ = [
     "JUDGE_ENV",
@@ -60,7 +61,9 @@ def load_memory(case: Case, memory: Memory | None = None) -> Memory:
         )
         pending.remove(pick)
         now, later = _ready(pick, present)
-        state = State(id=pick.id, kind=pick.kind, text=pick.text, status=pick.status)
+        state = State(
+            id=pick.id, kind=pick.kind, text=pick.text, status=pick.status, session=pick.session
+        )
         mem.add(
             state,
             because=[a.to_engine() for a in now],
@@ -120,26 +123,51 @@ def memory_options(case: Case) -> dict[str, Any]:
 
 
 class StategraphSystem:
-    """The engine with logic only (no judge): undecided candidate edges are flagged."""
+    """The engine with logic only (no judge): undecided candidate edges are flagged.
+
+    Args:
+        factory: builds the memory a case is loaded into (an in-memory one by default).
+        candidates: the candidate proposer for the recovered and text tracks (default: the
+            memory's own default), for comparing settings (:mod:`stategraph.bench.tradeoff`).
+    """
 
     name = "stategraph"
 
-    def __init__(self, factory: Callable[..., Memory] = Memory) -> None:
+    def __init__(
+        self, factory: Callable[..., Memory] = Memory, candidates: Proposer | None = None
+    ) -> None:
         self._factory = factory
+        self._candidates = candidates
 
     def judge_for(self, case: Case) -> Judge | None:
         """The judge that settles what logic leaves undecided in this case (None: none)."""
         return None
 
     def run(self, case: Case) -> Prediction:
-        """Load the history, apply the change (with the judge, if any), read the report."""
-        mem = load_memory(case, self._factory(**memory_options(case)))
+        """Load the history, apply the change (with the judge, if any), read the report.
+
+        A trace's step first applies the trace's changes before it, each with the judge this
+        system gives that step (the gold oracle answers from the step's own gold), unscored.
+        """
+        options = memory_options(case)
+        if self._candidates is not None and case.track != "declared":
+            options["candidates"] = self._candidates
+        mem = load_memory(case, self._factory(**options))
         try:
+            for k, step in enumerate(case.history, 1):
+                mem.judge = self.judge_for(_earlier(case, k, step))
+                mem.revise(Change.model_validate(step.change.to_engine()))
             mem.judge = self.judge_for(case)  # asked about the change only, not the history
             report = mem.revise(Change.model_validate(case.change.to_engine()))
             return prediction_from(report, mem)
         finally:
             mem.close()
+
+
+def _earlier(case: Case, k: int, step: CaseStep) -> Case:
+    """The ``k``-th step of the trace ``case`` is a step of, as a case of its own."""
+    update = {"change": step.change, "expect": step.expect, "history": case.history[: k - 1]}
+    return case.model_copy(update={**update, "id": f"{case.trace}.{k}"})
 
 
 class OracleSystem(StategraphSystem):

@@ -11,6 +11,11 @@ hop distance from a changed state along the edges the case gives (premises, ``un
 
 ``needs_confirmation`` predictions are *flagged*, counted apart and never as invalidated, so a
 system cannot buy precision by deferring everything: a deferred gold positive is still a miss.
+A flag is a question to a person (or a judge call): it is *needed* when the gold invalidates the
+memory or leaves it to confirmation, and *unneeded* when the memory must stay. Two failures are
+in tension and reported side by side, overall and per group (track and batch): silent misses
+(gold positives neither invalidated nor flagged) and unneeded questions per change, with the
+question precision (the share of flags that are needed).
 """
 
 from __future__ import annotations
@@ -23,7 +28,15 @@ from stategraph.bench.casegraph import hop_distances
 from stategraph.bench.cases import Case
 from stategraph.bench.systems import Prediction
 
-__all__ = ["DEPTH_BUCKETS", "Counts", "SystemScore", "depth_bucket", "score"]
+__all__ = [
+    "DEPTH_BUCKETS",
+    "Counts",
+    "GroupScore",
+    "SystemScore",
+    "depth_bucket",
+    "group_key",
+    "score",
+]
 
 DEPTH_BUCKETS = ("1", "2", "3+")
 
@@ -78,6 +91,86 @@ class Counts:
 
 
 @dataclass
+class GroupScore:
+    """The figures of one group of cases (a track and batch): both failures side by side."""
+
+    counts: Counts = field(default_factory=Counts)
+    cases: int = 0
+    gold: int = 0
+    """Gold invalidations."""
+    silent: int = 0
+    collateral: int = 0
+    needed: int = 0
+    """Flags on memories the gold invalidates or leaves to confirmation."""
+    unneeded: int = 0
+    """Flags on memories that must stay: questions nobody needed."""
+    judge_calls: int = 0
+
+    def add(self, case: Case, pred: Prediction) -> None:
+        """Pool one case's prediction in."""
+        unscored = case.unscored()
+        gold = set(case.expect.invalidated) - unscored
+        got = set(pred.invalidated) - unscored
+        flagged = set(pred.flagged) - unscored
+        needed = flagged & (gold | set(case.expect.needs_confirmation))
+        self.counts.add(len(gold & got), len(got - gold), len(gold - got))
+        self.cases += 1
+        self.gold += len(gold)
+        self.silent += len(gold - got - flagged)
+        self.collateral += len(got & set(case.expect.kept))
+        self.needed += len(needed)
+        self.unneeded += len(flagged - needed)
+        self.judge_calls += pred.stats.get("judge_calls", 0)
+
+    @property
+    def silent_share(self) -> float:
+        """Silent misses over gold invalidations (0 when there are none)."""
+        return self.silent / self.gold if self.gold else 0.0
+
+    @property
+    def unneeded_per_change(self) -> float:
+        """Unneeded questions per change (each case is one change)."""
+        return self.unneeded / self.cases if self.cases else 0.0
+
+    @property
+    def question_precision(self) -> float:
+        """The share of flags that are needed (1.0 when nothing was flagged)."""
+        flags = self.needed + self.unneeded
+        return self.needed / flags if flags else 1.0
+
+    @property
+    def judge_calls_per_change(self) -> float:
+        """Questions a judge answered per change."""
+        return self.judge_calls / self.cases if self.cases else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape of a group in ``bench --json``."""
+        return {
+            **self.counts.to_dict(),
+            "cases": self.cases,
+            "gold": self.gold,
+            "silent_misses": self.silent,
+            "silent_share": round(self.silent_share, 4),
+            "collateral": self.collateral,
+            "flags_needed": self.needed,
+            "flags_unneeded": self.unneeded,
+            "unneeded_per_change": round(self.unneeded_per_change, 4),
+            "question_precision": round(self.question_precision, 4),
+            "judge_calls_per_change": round(self.judge_calls_per_change, 4),
+        }
+
+
+def group_key(case: Case) -> str:
+    """The group a case is reported in: its track, its batch (``-`` for the first cases;
+    ``trace`` before it for a trace's steps), and ``blind`` for the cases nobody developed
+    against (``text/g``, ``text/g/blind``, ``text/trace-t``)."""
+    batch = case.batch or "-"
+    if case.trace is not None:
+        batch = f"trace-{case.batch}" if case.batch else "trace"
+    return f"{case.track}/{batch}" + ("/blind" if "blind" in case.tags else "")
+
+
+@dataclass
 class SystemScore:
     """Everything reported for one system over a set of cases."""
 
@@ -100,6 +193,13 @@ class SystemScore:
     silent_by_track: dict[str, int] = field(default_factory=dict)
     flagged_kept: int = 0
     """Gold-kept states flagged for confirmation (a hard negative a person must look at)."""
+    needed: int = 0
+    """Flags on states the gold invalidates or leaves to confirmation."""
+    unneeded: int = 0
+    """Flags on states that must stay (every scored state the gold neither invalidates nor
+    leaves to confirmation): a question nobody needed."""
+    by_group: dict[str, GroupScore] = field(default_factory=dict)
+    """The same figures per group (:func:`group_key`)."""
     cost: dict[str, int] = field(default_factory=dict)
     """The systems' ``Prediction.stats`` summed over cases (``max_candidates``: the max)."""
     consequences_correct: int = 0
@@ -113,6 +213,17 @@ class SystemScore:
     def judge_calls_per_case(self) -> float:
         """Questions the model answered per case (0 for systems without a judge)."""
         return self.cost.get("judge_calls", 0) / self.cases if self.cases else 0.0
+
+    @property
+    def unneeded_per_change(self) -> float:
+        """Unneeded questions per change (each case is one change)."""
+        return self.unneeded / self.cases if self.cases else 0.0
+
+    @property
+    def question_precision(self) -> float:
+        """The share of flags that are needed (1.0 when nothing was flagged)."""
+        flags = self.needed + self.unneeded
+        return self.needed / flags if flags else 1.0
 
     @property
     def candidates_per_derived(self) -> float:
@@ -147,6 +258,11 @@ class SystemScore:
             "silent_misses": self.silent,
             "silent_by_track": dict(sorted(self.silent_by_track.items())),
             "flagged_hard_negatives": self.flagged_kept,
+            "flags_needed": self.needed,
+            "flags_unneeded": self.unneeded,
+            "unneeded_per_change": round(self.unneeded_per_change, 4),
+            "question_precision": round(self.question_precision, 4),
+            "by_group": {k: self.by_group[k].to_dict() for k in sorted(self.by_group)},
             "cost": dict(sorted(self.cost.items())),
             "judge_calls_per_case": round(self.judge_calls_per_case, 4),
             "candidates_per_derived": round(self.candidates_per_derived, 4),
@@ -159,7 +275,7 @@ class SystemScore:
 
 
 def _add_case(s: SystemScore, case: Case, pred: Prediction) -> None:
-    changed = case.change.changed_ids()
+    changed = case.unscored()
     gold = set(case.expect.invalidated) - changed
     got = set(pred.invalidated) - changed
     tp, fp, fn = gold & got, got - gold, gold - got
@@ -183,6 +299,10 @@ def _add_case(s: SystemScore, case: Case, pred: Prediction) -> None:
     s.silent += len(fn - flagged)
     s.silent_by_track[case.track] = s.silent_by_track.get(case.track, 0) + len(fn - flagged)
     s.flagged_kept += len(flagged & set(case.expect.kept))
+    needed = flagged & (gold | set(case.expect.needs_confirmation))
+    s.needed += len(needed)
+    s.unneeded += len(flagged - needed)
+    s.by_group.setdefault(group_key(case), GroupScore()).add(case, pred)
     for k, v in pred.stats.items():
         s.cost[k] = max(s.cost.get(k, 0), v) if k == "max_candidates" else s.cost.get(k, 0) + v
     want = dict(case.expect.consequences)

@@ -270,6 +270,8 @@ def _cmd_add(args: argparse.Namespace) -> int:
         state: dict[str, Any] = {"id": args.id, "kind": args.kind, "text": args.text}
         if args.status:
             state["status"] = args.status
+        if args.session:
+            state["session"] = args.session
         report = mem.add(
             state,
             because=_alternatives(args.because),
@@ -310,7 +312,10 @@ def _cmd_retract(args: argparse.Namespace) -> int:
 def _cmd_supersede(args: argparse.Namespace) -> int:
     from stategraph.model import State
 
-    new = _validated(State, {"id": args.id, "kind": args.kind, "text": args.text}, "state")
+    fields: dict[str, Any] = {"id": args.id, "kind": args.kind, "text": args.text}
+    if args.session:
+        fields["session"] = args.session
+    new = _validated(State, fields, "state")
     with _open(args) as mem:
         _emit(mem.supersede(args.old, new), args.json)
     return 0
@@ -697,6 +702,11 @@ def build_parser(
     )
     p.add_argument("--unless", nargs="+", metavar="ID")
     p.add_argument("--context", nargs="+", metavar="ID", help="candidate premises")
+    p.add_argument(
+        "--session",
+        metavar="NAME",
+        help="the session or turn it was written in (candidates fall back on its facts)",
+    )
     p.add_argument("--max-depth", type=int)
     p.set_defaults(func=_cmd_add)
 
@@ -721,6 +731,7 @@ def build_parser(
     p.add_argument("--id", required=True, help="the new state's id")
     p.add_argument("--text", required=True, help="the new state's text")
     p.add_argument("--kind", default="fact", help="the new state's kind (default fact)")
+    p.add_argument("--session", metavar="NAME", help="the session the new state was told in")
     p.add_argument("--max-depth", type=int)
     p.set_defaults(func=_cmd_supersede)
 

@@ -310,7 +310,8 @@ def frontier_outcome(
     for z in reached:
         if not graph.is_active(z) or policy.is_exogenous(graph.states[z]):
             continue
-        values = {justification_value(j, known) for j in graph.justifications_of(z)}
+        # a candidate the walk left uncertain may be false: no gate is held in doubt
+        values = {justification_value(j, known, None) for j in graph.justifications_of(z)}
         old = graph.value(z)
         if old is Truth.true and Truth.true in values:
             kept.add(z)

@@ -26,12 +26,15 @@ from stategraph.values import FALSE, TRUE, UNDEFINED, EdgeCheck, Origin, Truth
 __all__ = [
     "UNFOUNDED",
     "Derivable",
+    "Held",
     "PlainJustification",
     "body",
     "candidate_notes",
     "derivation_levels",
     "failures",
+    "in_doubt",
     "justification_value",
+    "levelled",
     "lowest_proof",
 ]
 
@@ -98,11 +101,26 @@ def body(j: Derivable) -> tuple[str, ...]:
     return tuple(p for p in j.premises if j.checked.get(p) != "independent")
 
 
-def justification_value(j: Derivable, value: Value) -> Truth:
+Held = Callable[[Derivable, str], bool]
+"""Whether an unchecked candidate premise that is undefined is held in doubt: its gate holds
+and the justification counts it as satisfied (:mod:`stategraph.engine.doubt`)."""
+
+
+def in_doubt(j: Derivable, p: str) -> bool:
+    """Every undefined candidate premise is only in doubt: the gate holds (the reading of a
+    stored model, and of a revision's but for the gates it left undefined)."""
+    return True
+
+
+def justification_value(j: Derivable, value: Value, held: Held | None = in_doubt) -> Truth:
     """The three-valued truth of a justification's body under ``value``.
 
     An unchecked candidate premise of a ``recovered`` justification counts as true while it
-    holds and as undefined otherwise: losing it may or may not matter, logic cannot tell.
+    holds, as undefined once it is false (losing it may or may not matter, logic cannot
+    tell), and, while it is undefined, as true where ``held`` says it is only in doubt (a
+    doubt does not travel through a candidate: :mod:`stategraph.engine.doubt`) and as
+    undefined elsewhere (``held=None``: nowhere, as a bounded walk reads what it left
+    uncertain).
     """
     rank = 2
     if j.origin is not _RECOVERED:  # no candidates: the hot path of every revision
@@ -121,9 +139,10 @@ def justification_value(j: Derivable, value: Value) -> Truth:
         return _BY_RANK[rank]
     candidates = set(j.candidates())
     for p in body(j):
-        r = _RANK[value(p)]
+        v = value(p)
+        r = _RANK[v]
         if p in candidates and r < 2:
-            r = 1
+            r = 2 if v is UNDEFINED and held is not None and held(j, p) else 1
         rank = min(rank, r)
         if rank == 0:
             return FALSE
@@ -132,6 +151,15 @@ def justification_value(j: Derivable, value: Value) -> Truth:
         if rank == 0:
             return FALSE
     return _BY_RANK[rank]
+
+
+def levelled(j: Derivable, value: Value) -> tuple[str, ...]:
+    """The premises a derivation through ``j`` stands on: its body but the candidate premises
+    only in doubt (undefined), which a proof names and does not derive."""
+    if j.origin is not _RECOVERED:
+        return body(j)
+    candidates = j.candidates()
+    return tuple(p for p in body(j) if p not in candidates or value(p) is not UNDEFINED)
 
 
 def failures(j: Derivable, value: Value) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -147,6 +175,7 @@ def derivation_levels(
     is_base: Callable[[str], bool],
     value: Value,
     usable: Callable[[J], bool] | None = None,
+    held: Held | None = in_doubt,
 ) -> dict[str, tuple[int, J | None]]:
     """Height of the lowest derivation of each true state among ``heads``.
 
@@ -158,6 +187,8 @@ def derivation_levels(
         value: truth of any state in the current model.
         usable: which justifications may be used (all that hold, without it); a head with
             no usable derivation is left out of the result.
+        held: which undefined candidate premises are only in doubt (see
+            :func:`justification_value`); a derivation stands on the others (:func:`levelled`).
 
     Returns:
         ``{id: (height, justification used)}`` for every head and base premise reached; the
@@ -179,11 +210,11 @@ def derivation_levels(
         # they come sorted by key, none after it can be chosen either: the loop ends there.
         first: J | None = None
         for j in justs_of(h):
-            if justification_value(j, value) is not TRUE:
+            if justification_value(j, value, held) is not TRUE:
                 continue
             if usable is not None and not usable(j):
                 continue
-            prem = body(j)
+            prem = levelled(j, value)
             if scope.isdisjoint(prem):
                 for p in prem:
                     if p not in level:
@@ -262,7 +293,7 @@ def lowest_proof(
             continue
         for j in justs_of(s):
             if justification_value(j, value) is TRUE:
-                stack.extend(p for p in body(j) if p not in scope)
+                stack.extend(p for p in levelled(j, value) if p not in scope)
     levels = derivation_levels(scope, justs_of, is_base, value)
     used: dict[str, tuple[int, J | None]] = {}
     stack = [state_id]
@@ -275,7 +306,7 @@ def lowest_proof(
         used[s] = levels[s]
         by = levels[s][1]
         if by is not None:
-            stack.extend(body(by))
+            stack.extend(levelled(by, value))
     return sorted(((s, h, by) for s, (h, by) in used.items()), key=lambda step: (step[1], step[0]))
 
 

@@ -21,17 +21,17 @@ from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, S
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from stategraph.engine import doubt
 from stategraph.engine.bounded import frontier_outcome, tainted
-from stategraph.engine.derivation import body, derivation_levels, failures, justification_value
-from stategraph.engine.graph import Cone, JustKey, SupportGraph
-from stategraph.engine.logic import (
-    Program,
-    Rule,
-    negative_components,
-    path_of,
-    propagated,
-    well_founded,
+from stategraph.engine.derivation import (
+    Derivable,
+    body,
+    derivation_levels,
+    failures,
+    justification_value,
 )
+from stategraph.engine.graph import Cone, JustKey, SupportGraph
+from stategraph.engine.logic import Program, Rule, negative_components, path_of
 from stategraph.engine.policy import Policy
 from stategraph.engine.steady import (
     LeanRead,
@@ -335,9 +335,12 @@ class _ConeProgram:
     blocks itself (``n :- not n``), which is undefined in the well-founded model; so is a
     state a bounded walk left uncertain (:mod:`stategraph.engine.bounded`), whatever its
     stored value.
-    An unchecked candidate premise ``p`` becomes a node ``c`` with ``c :- p`` and
-    ``c :- not c``: true while ``p`` holds, undefined otherwise. A steady head
-    (:mod:`stategraph.engine.steady`) is one unconditional rule.
+    An unchecked candidate premise ``p`` becomes a gate, a node ``c`` with ``c :- p`` and
+    ``c :- not c`` (:attr:`gates`), which :mod:`stategraph.engine.doubt` reads as true while
+    ``p`` holds or is only in doubt, undefined once it is false. A premise outside the cone
+    that is stored undefined is in doubt: its gate holds (it is left out of the body); one a
+    bounded walk left uncertain may be false: its gate is undefined (:attr:`strict`). A steady
+    head (:mod:`stategraph.engine.steady`) is one unconditional rule.
     """
 
     def __init__(
@@ -353,6 +356,10 @@ class _ConeProgram:
         self.uncertain = uncertain
         self.program = Program()
         self._undefined: set[Hashable] = set()
+        self.gates: dict[Hashable, str] = {}
+        """Each gate of a candidate premise in the cone, to its premise."""
+        self.strict: set[tuple[JustKey, str]] = set()
+        """The candidate edges whose premise the bounded walk left uncertain."""
         for sid in sorted(cone):
             if not graph.is_active(sid):
                 continue
@@ -395,9 +402,14 @@ class _ConeProgram:
             if value is TRUE:
                 continue
             if p in candidates:
+                if value is UNDEFINED and p not in self.uncertain:
+                    continue  # only in doubt: the gate holds (stategraph.engine.doubt)
                 aux = ("candidate", j.key, p)
                 if aux not in self._undefined and value is None:
                     self.program.rules.append(Rule(aux, (p,)))
+                    self.gates[aux] = p
+                elif value is UNDEFINED:
+                    self.strict.add((j.key, p))
                 pos.append(self._undefined_node(aux))
             elif value is FALSE:
                 return None
@@ -573,11 +585,14 @@ def revise(
     roots = seeds(change)
     depth = {**cone.depth, **dict.fromkeys(roots, 0)}
     solve = cone.solve | roots.keys()
-    program = _ConeProgram(graph, policy, solve, cone.uncertain, steady.keys()).program
-    settled, rest = propagated(program)  # what the facts settle, in Python; clingo the rest
-    model = well_founded(rest)
+    built = _ConeProgram(graph, policy, solve, cone.uncertain, steady.keys())
+    program = built.program
+    # what the facts settle, in Python; clingo the rest; gates in doubt held (engine.doubt)
+    solved = doubt.solve(program, built.gates)
+    # the gates left undefined though their premise is only undefined
+    strict = built.strict | {(g[1], g[2]) for g in solved.open if isinstance(g, tuple)}
 
-    new = {sid: TRUE if sid in settled else model.value(sid) for sid in solve if sid in graph}
+    new = {sid: solved.value(sid) for sid in solve if sid in graph}
     past_bound, past_kept = _past_bound(graph, policy, cone, loader, new)
     moved = {s for s, v in new.items() if v is not graph.value(s)}
     # States that keep their support while something they cite moved: graded, not solved.
@@ -593,7 +608,9 @@ def revise(
         return UNDEFINED if sid in cone.uncertain else graph.value(sid)
 
     scope = solve | held | past_bound
-    grader = _Grader(graph, policy, depth, scope, solve, new_value, past_bound, compatible, steady)
+    grader = _Grader(
+        graph, policy, depth, scope, solve, new_value, past_bound, compatible, steady, strict
+    )
     grader.bound_cause = cone.limit or "depth_limit"
     changed: list[ChangedState] = []
     entries: list[Entry] = []
@@ -698,9 +715,14 @@ class _Grader:
         past_bound: set[str],
         compatible: frozenset[str],
         steady: Mapping[str, _Lean] | None = None,
+        strict: Collection[tuple[JustKey, str]] = (),
     ) -> None:
         self.graph = graph
         self.steady = steady or {}
+        self.strict = frozenset(strict)
+        """The candidate edges whose gate stayed undefined though the premise is only
+        undefined (:mod:`stategraph.engine.doubt`: the premise rests on the gate, or the
+        bounded walk left it uncertain); every other undefined candidate is held in doubt."""
         self.policy = policy
         self.depth = depth
         self.scope = scope
@@ -756,7 +778,11 @@ class _Grader:
             return g.justifications_of(sid) if lean is None else [lean.support]
 
         justs = justs_of if steady else g.justifications_of
-        return derivation_levels(heads, justs, is_base, self.new_value, usable)
+        return derivation_levels(heads, justs, is_base, self.new_value, usable, self.held)
+
+    def held(self, j: Derivable, p: str) -> bool:
+        """Whether an undefined candidate premise is only in doubt after the change."""
+        return (j.key, p) not in self.strict
 
     def surviving(self, sid: str) -> JustificationRef | None:
         """The justification that carries a kept or restored state: its new support if it has
@@ -774,8 +800,13 @@ class _Grader:
         old_t, new_t = g.value(sid), self.new_value(sid)
         after = g.justifications_of(sid)
         old_hold = {j.key for j in before if justification_value(j, g.value) is TRUE}
-        new_hold = {j.key for j in after if justification_value(j, self.new_value) is TRUE}
-        if old_t is new_t and old_hold == new_hold and sid not in self.past_bound:
+        new_hold = {
+            j.key for j in after if justification_value(j, self.new_value, self.held) is TRUE
+        }
+        # a memory already in doubt that the change takes more of its basis from is reported
+        # again, with this change's cause (a person settling it must hear of it)
+        unmoved = old_t is new_t and old_hold == new_hold and sid not in self.past_bound
+        if unmoved and not (new_t is UNDEFINED and self._newly_lost(after)):
             return None
         present = {j.key: j for j in after}
         lost = []
@@ -784,6 +815,21 @@ class _Grader:
                 now = present.get(j.key)
                 lost.append(self._lost(j, now))
         return self._entry(sid, old_t, new_t, lost, after)
+
+    def _newly_lost(self, justs: Sequence[Justification]) -> bool:
+        """Whether the change takes away a premise of these justifications that held (a
+        candidate only in doubt is not taken away) or makes an ``unless`` of them hold."""
+        old, new = self.graph.value, self.new_value
+        for j in justs:
+            candidates = j.candidates()
+            for p in body(j):
+                v = new(p)
+                lost = old(p) is TRUE and v is not TRUE
+                if lost and (p not in candidates or v is FALSE or not self.held(j, p)):
+                    return True
+            if any(old(u) is not TRUE and new(u) is TRUE for u in j.unless):
+                return True
+        return False
 
     def steady_entry(self, sid: str, lean: _Lean) -> Entry | None:
         """:meth:`entry` for a steady head, from what :mod:`~stategraph.engine.steady` found
@@ -897,7 +943,7 @@ class _Grader:
                 )
                 for h in sorted(undefined)
                 for j in g.justifications_of(h)
-                if justification_value(j, value) is Truth.undefined
+                if justification_value(j, value, self.held) is Truth.undefined
             ]
             comps = negative_components(Program(rules=rules))
             self._cycle_of = {n: c for c in comps for n in c}
@@ -908,18 +954,25 @@ class _Grader:
     ) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
         undecided: set[str] = set()
         for j in after:
-            if justification_value(j, self.new_value) is not Truth.undefined:
+            if justification_value(j, self.new_value, self.held) is not Truth.undefined:
                 continue
             candidates = j.candidates()
             for x in (*body(j), *j.unless):
                 v = self.new_value(x)
+                if x in candidates and v is Truth.undefined and self.held(j, x):
+                    continue  # only in doubt: not what makes it undecided
                 if v is Truth.undefined or (x in candidates and v is not Truth.true):
                     undecided.add(x)
         comp = self._cycles().get(sid)
         if comp is not None:
             cycle = tuple(sorted(n for n in comp if isinstance(n, str)))
             return "negative_cycle", cycle, tuple(sorted(undecided))
-        unverified = any(self.new_value(p) is not Truth.true for j in after for p in j.candidates())
+        unverified = any(
+            (v := self.new_value(p)) is Truth.false
+            or (v is Truth.undefined and not self.held(j, p))
+            for j in after
+            for p in j.candidates()
+        )
         cause = "unverified_candidate" if unverified else "undefined_premise"
         return cause, (), tuple(sorted(undecided))
 

@@ -368,7 +368,7 @@ class StategraphStore(BaseStore):
         if found is None or not found[3]:
             return None
         _, _, st, active, truth = found
-        status, ask = _grade(mem, st, active, truth)
+        status, ask = _grade(mem, st, active, truth, self._scope)
         found_item = _item(namespace, key, st, status, ask)
         return Item(
             value=found_item.value,
@@ -409,7 +409,7 @@ class StategraphStore(BaseStore):
             if row is None or not row[1]:
                 continue  # deleted
             st, active, truth = row
-            status, ask = _grade(mem, st, active, truth)
+            status, ask = _grade(mem, st, active, truth, self._scope)
             if status == "invalidated" and not wanted.invalidated:
                 continue
             item = _item(namespace, key, st, status, ask)
@@ -512,6 +512,7 @@ class StategraphStore(BaseStore):
             "text": text,
             "metadata": {_META: meta},
             "created_at": now,
+            "session": _session(namespace),
         }
         st = _valid(State, state)
         kind_policy = mem.policy.of(st)
@@ -541,6 +542,21 @@ class StategraphStore(BaseStore):
             mem.retract(found[1])
 
 
+def _session(namespace: tuple[str, ...]) -> str:
+    """The session a memory is written in: the graph's thread when it is written inside a
+    running graph (``configurable.thread_id``), else its namespace. A grouping hint for
+    candidate proposal: a memory nothing relates to a fact rests on its session's facts."""
+    try:
+        from langgraph.config import get_config
+
+        thread = get_config().get("configurable", {}).get("thread_id")
+    except (ImportError, RuntimeError):
+        thread = None
+    if thread is not None:
+        return "thread:" + "".join(c for c in str(thread) if c.isprintable())[:200]
+    return "namespace:" + "/".join(namespace)[:200]
+
+
 def _same(mem: Memory, old: State, new: State, justs: Sequence[Justification]) -> bool:
     """Whether ``new`` (with ``justs``) is what ``old`` already is: same text, kind, action
     status, fields and premises (the current versions of the keys it names)."""
@@ -560,14 +576,19 @@ def _same(mem: Memory, old: State, new: State, justs: Sequence[Justification]) -
     return content(old) == content(new) and basis(justs) == basis(mem.store.justifications(old.id))
 
 
-def _grade(mem: Memory, st: State, active: bool, truth: Truth) -> tuple[str, str | None]:
+def _grade(
+    mem: Memory, st: State, active: bool, truth: Truth, scope: int | None = 0
+) -> tuple[str, str | None]:
     """A memory's status and, in doubt, its ``ask_first`` (as :mod:`stategraph.recall`
-    grades a hit)."""
+    grades a hit), which quotes nothing outside the memory's scope: its namespace, or the
+    first ``scope`` labels of it that the store declared one user's."""
     flag = review_queue.flag(mem.store.conn, st.id)  # type: ignore[attr-defined]
+    labels = st.id.split("/")[:-1]
+    prefix = "".join(f"{label}/" for label in (labels[:scope] if scope else labels)) or None
     if flag is not None:
-        return "needs_confirmation", ask_first(mem, st, flag[2], flag[1])
+        return "needs_confirmation", ask_first(mem, st, flag[2], prefix=prefix)
     if active and truth is Truth.undefined:
-        return "undefined", ask_first(mem, st, None, None)
+        return "undefined", ask_first(mem, st, None, prefix=prefix)
     if active and truth is Truth.true:
         return "holds", None
     return "invalidated", None

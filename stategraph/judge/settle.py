@@ -231,7 +231,7 @@ def settle(
         for e in rev.report.edges:
             outcomes.setdefault((e.head, e.premise), e)
     kinds = {a.head: a.question.head.kind for a in blocking}
-    return Settled(_final(rev, outcomes, judged, kinds, store, depth), calls)
+    return Settled(_final(rev, outcomes, judged, kinds, depth), calls)
 
 
 class _Context:
@@ -533,7 +533,6 @@ def _final(
     outcomes: dict[tuple[str, str], EdgeOutcome],
     judged: dict[str, bool],
     kinds: Mapping[str, str] | None = None,
-    store: JudgeStore | None = None,
     depth: Mapping[str, int] | None = None,
 ) -> Revision:
     """The last revision's report with every edge outcome, the judge credited, the memories
@@ -565,9 +564,8 @@ def _final(
     }
     in_doubt = {h: tuple(sorted(o.premise for o in edges if o.head == h)) for h in doubted}
     kinds = dict(kinds or {})
-    if store is not None and doubted:
-        for head, (hops, kind, premises) in _resting_on(store, doubted, value).items():
-            doubted[head], kinds[head], in_doubt[head] = hops, kind, premises
+    # what rests on them through candidates is not put in doubt with them: a doubt does not
+    # travel through a candidate only in doubt (stategraph.engine.doubt)
     for head, hops in sorted(doubted.items()):
         entry = entries.get(head)
         entries[head] = Entry(
@@ -586,42 +584,6 @@ def _final(
         update={"edges": tuple(edges), "entries": tuple(ordered)}
     )
     return Revision(report, rev.writes, rev.depth)
-
-
-def _resting_on(
-    store: JudgeStore, doubted: Mapping[str, int], value: Mapping[str, Truth]
-) -> dict[str, tuple[int, str, tuple[str, ...]]]:
-    """The memories resting, through their candidates alone, on memories a new fact may have
-    defeated (a few hops): if those go, so may these, so they are in doubt too.
-
-    Returns ``{id: (hops, kind, the doubted memories it rests on)}``.
-    """
-    out: dict[str, tuple[int, str, tuple[str, ...]]] = {}
-    frontier, seen = set(doubted), set(doubted)
-    for hops in range(2, 2 + _DOUBT_HOPS):
-        heads = store.heads_citing(frontier) - seen
-        if not heads:
-            break
-        justs: dict[str, list[Justification]] = {}
-        for j in store.justifications_for(heads):
-            justs.setdefault(j.head, []).append(j)
-        truths = store.truths(justs)
-        frontier = set()
-        for head, found in sorted(justs.items()):
-            if not all(j.origin in (Origin.recovered, Origin.assumed) for j in found):
-                continue  # its writer or the rules said what it rests on
-            resting = sorted({p for j in found for p in j.candidates() if p in seen})
-            if resting and value.get(head, truths.get(head)) is TRUE:
-                whole = store.state(head)
-                kind = whole[0].kind if whole is not None else "belief"
-                out[head] = (hops, kind, tuple(resting))
-                frontier.add(head)
-        seen |= frontier
-    return out
-
-
-_DOUBT_HOPS = 3
-"""How far doubt spreads from a memory a new fact may have defeated."""
 
 
 def flag_blockers(
@@ -649,4 +611,4 @@ def flag_blockers(
             blocker=True,
             note="no judge configured: a person must say whether the new fact defeats it",
         )
-    return _final(rev, outcomes, {}, {b.head.id: b.head.kind for b in found}, store)
+    return _final(rev, outcomes, {}, {b.head.id: b.head.kind for b in found})

@@ -20,6 +20,8 @@ whose text starts with its type (``UnknownStateError: ...``), for the model to r
 on.
 """
 
+import uuid
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -27,7 +29,7 @@ import anyio
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -171,6 +173,30 @@ def change_for(
     )
 
 
+class _Sessions:
+    """A name for each MCP session, the ``session`` of what it remembers: the client's
+    ``mcp-session-id`` over streamable HTTP, else one made for the connection (stdio). A
+    grouping hint for candidate proposal, never an identity."""
+
+    def __init__(self) -> None:
+        self._names: weakref.WeakKeyDictionary[object, str] = weakref.WeakKeyDictionary()
+
+    def name(self, ctx: Context | None) -> str | None:
+        if ctx is None:
+            return None
+        try:
+            headers, session = ctx.headers, ctx.session
+        except ValueError:  # outside a request
+            return None
+        given = "".join(c for c in (headers or {}).get("mcp-session-id", "") if c.isalnum())
+        if given:
+            return f"mcp:{given[:200]}"
+        found = self._names.get(session)
+        if found is None:
+            found = self._names[session] = f"mcp:{uuid.uuid4().hex}"
+        return found
+
+
 def _explain(mem: Memory, state_id: str) -> Explanation:
     truth = mem.truth(state_id)
     if truth is Truth.true:
@@ -231,6 +257,8 @@ def build_server(
         }
     server: MCPServer[Any] = MCPServer("stategraph", instructions=INSTRUCTIONS, **auth)
 
+    sessions = _Sessions()
+
     def whose() -> str:
         if tokens is not None:
             token = get_access_token()
@@ -282,6 +310,15 @@ def build_server(
             Literal["pending", "executed"] | None,
             Field(description="for an action: pending (default) or already executed"),
         ] = None,
+        session: Annotated[
+            str | None,
+            Field(
+                description="the conversation or turn it was written in (default: this MCP "
+                "session); a memory written with no basis is linked to facts of its session "
+                "when nothing in its words relates it to any"
+            ),
+        ] = None,
+        ctx: Context | None = None,
     ) -> Outcome:
         """Remember one memory with its basis.
 
@@ -299,6 +336,7 @@ def build_server(
                     "because": because,
                     "unless": unless or [],
                     "context": context or [],
+                    "session": session or sessions.name(ctx),
                 }
             )
         except ValidationError as exc:

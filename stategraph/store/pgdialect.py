@@ -222,8 +222,18 @@ STATEMENTS: dict[str, Statement] = {
         "ON s.tenant = d.tenant AND s.id = d.state_id WHERE d.tenant=%s AND d.kind = %s "
         "AND s.active = 1 AND s.truth = 'true' ORDER BY d.seq DESC LIMIT %s"
     ),
-    "INSERT INTO docs VALUES (?,?,?,?)": _s(
-        "INSERT INTO docs (tenant, seq, state_id, size, kind) VALUES (%s,%s,%s,%s,%s)"
+    "INSERT INTO docs VALUES (?,?,?,?,?)": _s(
+        "INSERT INTO docs (tenant, seq, state_id, size, kind, session) VALUES (%s,%s,%s,%s,%s,%s)"
+    ),
+    "SELECT seq, state_id, size, kind FROM docs ORDER BY seq DESC LIMIT ?": _s(
+        "SELECT seq, state_id, size, kind FROM docs WHERE tenant=%s ORDER BY seq DESC LIMIT %s"
+    ),
+    "SELECT d.seq, d.state_id, d.size FROM docs d JOIN states s ON s.id = d.state_id "
+    "WHERE d.session = ? AND d.kind = ? AND s.active = 1 AND s.truth = 'true' "
+    "ORDER BY d.seq DESC LIMIT ?": _s(
+        "SELECT d.seq, d.state_id, d.size FROM docs d JOIN states s "
+        "ON s.tenant = d.tenant AND s.id = d.state_id WHERE d.tenant=%s AND d.session = %s "
+        "AND d.kind = %s AND s.active = 1 AND s.truth = 'true' ORDER BY d.seq DESC LIMIT %s"
     ),
     "INSERT INTO terms VALUES (?,?)": _s("INSERT INTO terms (tenant, term, doc) VALUES (%s,%s,%s)"),
     "INSERT INTO term_df VALUES (?,?) ON CONFLICT(term) DO UPDATE SET df = df + excluded.df": _s(

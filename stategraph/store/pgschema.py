@@ -197,7 +197,7 @@ _EMBEDDING_CACHE = [
     )""",
 ]
 
-_V6 = [
+_ATOM_NODES = [
     # issue 40: rule links through atom nodes; the atom index keeps the demanded atoms and
     # their watches, and a tenant linked memory to memory is relinked at its next change
     f"""CREATE TABLE {SCHEMA}.link_atoms (
@@ -211,6 +211,15 @@ _V6 = [
     f"DROP TABLE IF EXISTS {SCHEMA}.group_watches",
     f"DELETE FROM {SCHEMA}.meta WHERE key = 'setting:link_groups'",
 ]
+"""Version 7: rule links through atom nodes (issue 40)."""
+
+_SESSIONS = [
+    f'ALTER TABLE {SCHEMA}.docs ADD COLUMN session text COLLATE "C"',
+    f"CREATE INDEX docs_by_session ON {SCHEMA}.docs (tenant, session, kind, seq) "
+    "WHERE session IS NOT NULL",
+]
+"""Version 6: the session each indexed memory was written in (``State.session``; NULL for
+those written before), and the index candidate proposal reads a session's memories by."""
 
 MIGRATIONS: dict[int, list[str]] = {
     1: _V1,
@@ -218,7 +227,8 @@ MIGRATIONS: dict[int, list[str]] = {
     3: _V3,
     4: _V4,
     5: _EMBEDDING_CACHE,
-    6: _V6,
+    6: _SESSIONS,
+    7: _ATOM_NODES,
 }
 """The statements that bring a database from the version before to this one."""
 

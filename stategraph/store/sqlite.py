@@ -133,8 +133,9 @@ CREATE TABLE IF NOT EXISTS docs (
     seq INTEGER PRIMARY KEY,        -- indexing order: postings are read newest first
     state_id TEXT NOT NULL,
     size INTEGER NOT NULL,          -- how many lexical (g:) terms the memory has
-    kind TEXT NOT NULL DEFAULT ''   -- the memory's kind (recent facts are candidates)
-);                                  -- (indexed by kind and seq: _fill_indexes)
+    kind TEXT NOT NULL DEFAULT '',  -- the memory's kind (recent facts are candidates)
+    session TEXT                    -- the session it was written in (State.session), or NULL
+);                                  -- (indexed by kind and by session: _fill_indexes)
 CREATE TABLE IF NOT EXISTS terms (
     term TEXT NOT NULL,             -- 'a:<constant>' or 'g:<gram>' (stategraph.grounding.terms)
     doc INTEGER NOT NULL,           -- docs.seq
@@ -166,6 +167,12 @@ hold), which the lean read of steady heads reads (:mod:`stategraph.engine.steady
 store has it (:meth:`SQLiteStore._fill_indexes`, after any migration: a store of version 1
 has no ``follow`` column until then); one written before it gets it with its next write,
 since opening a store of this version only reads (:meth:`SQLiteStore.commit`)."""
+_BY_SESSION = (
+    "CREATE INDEX IF NOT EXISTS docs_by_session ON docs (session, kind, seq) "
+    "WHERE session IS NOT NULL"
+)
+"""The indexed memories of each session, by kind, newest last (:meth:`SQLiteStore.in_session`):
+only those written with a session."""
 _CREATED = re.compile(r"CREATE\s+(?:TABLE|INDEX)\s+IF\s+NOT\s+EXISTS\s+(\w+)", re.IGNORECASE)
 _TABLES = frozenset(
     re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", _SCHEMA.format(justifications="justifications"))
@@ -290,6 +297,18 @@ class Store(Protocol):
 
     def holding(self, limit: int, kinds: Iterable[str]) -> list[tuple[int, str, int]]:
         """The ``limit`` most recently indexed memories of these kinds that hold now."""
+        ...
+
+    def latest(self, limit: int) -> list[tuple[int, str, int, str]]:
+        """The ``limit`` most recently indexed memories, whatever they are: ``(seq, state id,
+        lexical size, kind)``, newest first."""
+        ...
+
+    def in_session(
+        self, session: str, limit: int, kinds: Iterable[str]
+    ) -> list[tuple[int, str, int]]:
+        """The ``limit`` most recently indexed memories of these kinds written in a session
+        that hold now, newest first."""
         ...
 
     def commit(
@@ -490,6 +509,7 @@ def _state(row: tuple[Any, ...], full: bool) -> State:
             "status": ActionStatus(row[2]) if row[2] else None,
             "metadata": {},
             "created_at": None,
+            "session": None,
         },
     )
 
@@ -666,7 +686,7 @@ class SQLiteStore:
         # text, verify as they are, and only new rows are stored compactly.
         if version <= 4:
             self._keep_past_from_head()
-        if version <= 6:  # linked memory to memory: relinked through atom nodes next change
+        if version <= 7:  # linked memory to memory: relinked through atom nodes next change
             for table in atom_index.LEGACY_TABLES:
                 self.conn.execute(f"DROP TABLE IF EXISTS {table}")
             self.conn.execute("DELETE FROM meta WHERE key = 'setting:link_groups'")
@@ -674,12 +694,17 @@ class SQLiteStore:
 
     def _fill_indexes(self) -> None:
         """Fill what indexes a store written before them lacks: the kind of each indexed
-        memory (recent facts are candidates), and the atom index (incremental linking)."""
+        memory (recent facts are candidates) and its session (a store written before
+        sessions were kept has none: NULL), and the atom index (incremental linking)."""
         c = self.conn
-        if "kind" not in {r[1] for r in c.execute("PRAGMA table_info(docs)")}:
+        columns = {r[1] for r in c.execute("PRAGMA table_info(docs)")}
+        if "kind" not in columns:
             c.execute("ALTER TABLE docs ADD COLUMN kind TEXT NOT NULL DEFAULT ''")
             c.execute("UPDATE docs SET kind = (SELECT kind FROM states WHERE id = docs.state_id)")
+        if "session" not in columns:
+            c.execute("ALTER TABLE docs ADD COLUMN session TEXT")
         c.execute("CREATE INDEX IF NOT EXISTS docs_by_kind ON docs (kind, seq)")
+        c.execute(_BY_SESSION)
         c.execute(_OPEN_EDGES)
         self._open_edges = True
         if c.execute("SELECT 1 FROM atoms LIMIT 1").fetchone() is None:
@@ -1172,9 +1197,36 @@ class SQLiteStore:
             out += [(int(a), str(b), int(c)) for a, b, c in self.conn.execute(sql, (kind, limit))]
         return sorted(out, reverse=True)[:limit]
 
+    def latest(self, limit: int) -> list[tuple[int, str, int, str]]:
+        """The ``limit`` most recently indexed memories, whatever they are: ``(seq, state id,
+        lexical size, kind)``, newest first (read down the index's key: costs ``limit`` rows)."""
+        sql = "SELECT seq, state_id, size, kind FROM docs ORDER BY seq DESC LIMIT ?"
+        return [(int(a), str(b), int(c), str(d)) for a, b, c, d in self.conn.execute(sql, (limit,))]
+
+    def in_session(
+        self, session: str, limit: int, kinds: Iterable[str]
+    ) -> list[tuple[int, str, int]]:
+        """The ``limit`` most recently indexed memories of these kinds written in ``session``
+        that hold now: ``(seq, state id, lexical size)``, newest first. Read down the session's
+        index (:data:`_BY_SESSION`): it costs the session's memories of these kinds that no
+        longer hold written since the ``limit``-th one that does."""
+        out: list[tuple[int, str, int]] = []
+        sql = (
+            "SELECT d.seq, d.state_id, d.size FROM docs d JOIN states s ON s.id = d.state_id "
+            "WHERE d.session = ? AND d.kind = ? AND s.active = 1 AND s.truth = 'true' "
+            "ORDER BY d.seq DESC LIMIT ?"
+        )
+        for kind in sorted(set(kinds)):
+            rows = self.conn.execute(sql, (session, kind, limit))
+            out += [(int(a), str(b), int(c)) for a, b, c in rows]
+        return sorted(out, reverse=True)[:limit]
+
     def index_terms(self, states: Iterable[State]) -> None:
         """Add memories to the term index (inside a transaction); states with neither text nor
-        atoms are not indexed."""
+        atoms are not indexed. A memory's withheld atoms are indexed beside its own: what it
+        names is evidence for its neighbours even when its reading cannot carry a rule link
+        (:mod:`stategraph.grounding.reading`)."""
+        from stategraph.grounding.reading import evidence_atoms
         from stategraph.grounding.terms import memory_terms
         from stategraph.text import fulltext
 
@@ -1182,21 +1234,22 @@ class SQLiteStore:
         states = [st for st in states if st.kind != ATOM_KIND]
         fulltext.index(self, states)  # recall's full-text index (stategraph.text.fulltext)
         seq = self.doc_count()
-        docs: list[tuple[int, str, int, str]] = []
+        docs: list[tuple[int, str, int, str, str | None]] = []
         rows: list[tuple[str, int]] = []
         counts: dict[str, int] = {}
         for st in states:
-            terms = memory_terms(st.text, tuple(st.atoms))
+            terms = memory_terms(st.text, evidence_atoms(st.atoms, st.metadata))
             if not terms:
                 continue
             seq += 1
-            docs.append((seq, st.id, sum(t.startswith("g:") for t in terms), st.kind))
+            size = sum(t.startswith("g:") for t in terms)
+            docs.append((seq, st.id, size, st.kind, st.session))
             for t in terms:
                 rows.append((t, seq))
                 counts[t] = counts.get(t, 0) + 1
         if not docs:
             return
-        self.conn.executemany("INSERT INTO docs VALUES (?,?,?,?)", docs)
+        self.conn.executemany("INSERT INTO docs VALUES (?,?,?,?,?)", docs)
         self.conn.executemany("INSERT INTO terms VALUES (?,?)", rows)
         self.conn.executemany(
             "INSERT INTO term_df VALUES (?,?) "

@@ -47,13 +47,14 @@ def is_busy(exc: sqlite3.Error) -> bool:
     return code is not None and code & 0xFF == _BUSY
 
 
-SCHEMA_VERSION = 7
-"""The SQLite store's format, the ``schema`` row of its ``meta`` table. 7: rule links through
+SCHEMA_VERSION = 8
+"""The SQLite store's format, the ``schema`` row of its ``meta`` table. 8: rule links through
 atom nodes (:mod:`stategraph.nodes`; the atom index's ``link_atoms`` and ``atom_watches``):
-a store of 6 is relinked at its next change, which a stategraph of 6 would not read; 6:
-recall's lists of frequent words (:mod:`stategraph.text.impacts`: made by a 5's first recall),
-kept by every write, which a stategraph of 5 would not do; 5: the past of the tables
-(:mod:`stategraph.store.past`); 4: log columns may be compressed BLOBs
+a store of 7 or before is relinked at its next change, which a stategraph of 7 would not read;
+7: the session each indexed memory was written in (``docs.session``), which a stategraph of 6
+would not write; 6: recall's lists of frequent words (:mod:`stategraph.text.impacts`: made by a
+5's first recall), kept by every write, which a stategraph of 5 would not do; 5: the past of the
+tables (:mod:`stategraph.store.past`); 4: log columns may be compressed BLOBs
 (:mod:`stategraph.store.revlog`); 3: the term index and judge calls; 2: clustered justifications
 and open/closed edges."""
 

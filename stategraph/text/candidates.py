@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from stategraph.grounding.terms import memory_terms
-from stategraph.model import State, Truth
+from stategraph.model import Justification, State, Truth
 from stategraph.values import TRUE
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "CandidateProposerV1",
     "Proposer",
     "TermIndex",
+    "holding_prefix",
     "proposer_from_config",
 ]
 
@@ -69,12 +70,28 @@ class TermIndex(Protocol):
         newest first."""
         ...
 
+    def latest(self, limit: int) -> list[tuple[int, str, int, str]]:
+        """The ``limit`` most recently indexed memories: ``(seq, id, lexical size, kind)``,
+        newest first."""
+        ...
 
-UNRELATED_METHODS = frozenset({"recent", "few_facts"})
+    def in_session(
+        self, session: str, limit: int, kinds: Iterable[str]
+    ) -> list[tuple[int, str, int]]:
+        """The ``limit`` most recently indexed memories of these kinds written in a session
+        that hold now, newest first."""
+        ...
+
+    def justifications_for(self, heads: Iterable[str]) -> list[Justification]:
+        """The stored justifications of these heads."""
+        ...
+
+
+UNRELATED_METHODS = frozenset({"recent", "few_facts", "session", "turn"})
 """The methods that propose a memory for no relation found to the new one (it was written
-last, or it is one of few facts): a candidate, so that it is asked about, but never offered
-to a judge as a basis, where recency says nothing and an injected "cite it" would be
-obeyed (SECURITY.md)."""
+last, in the same session or turn, or it is one of few facts): a candidate, so that it is
+asked about, but never offered to a judge as a basis, where being a contemporary says nothing
+and an injected "cite it" would be obeyed (SECURITY.md)."""
 
 
 class Proposer(Protocol):
@@ -346,7 +363,7 @@ class CandidateProposer:
         those whose support is only a stand-in."""
         similar = _Similarity.of(self, index, fact, {fact.id})
         related = similar.ranked(least=self.near_weight)
-        chosen = _holding_prefix(index, related, 2 * self.k)
+        chosen = holding_prefix(index, related, 2 * self.k)
         return [Candidate(s, similar.method(s), similar.score(s)) for s in chosen]
 
     def propose(
@@ -378,9 +395,9 @@ class CandidateProposer:
             fact_ids = {f[1] for f in facts}
             others = [s for s in similar.ranked() if s not in fact_ids]
             chosen = [f[1] for f in facts]
-            chosen += _holding_prefix(index, others, max(0, limit - len(chosen)))
+            chosen += holding_prefix(index, others, max(0, limit - len(chosen)))
         else:
-            chosen = _holding_prefix(index, similar.ranked(), limit)
+            chosen = holding_prefix(index, similar.ranked(), limit)
         chosen.sort(key=similar.order)
         return [Candidate(s, similar.method(s, recalled=few), similar.score(s)) for s in chosen]
 
@@ -469,7 +486,7 @@ class _Similarity:
         return "few_facts" if recalled else "recent"
 
 
-def _holding_prefix(index: TermIndex, ranked: list[str], limit: int) -> list[str]:
+def holding_prefix(index: TermIndex, ranked: list[str], limit: int) -> list[str]:
     """The first ``limit`` of ``ranked`` that hold, reading truth values a batch at a time
     down the ranking, so only what can be picked is read."""
     out: list[str] = []
@@ -497,6 +514,12 @@ def proposer_from_config(config: dict[str, object]) -> Proposer:
         return CandidateProposer(**fields)
     if name == CandidateProposerV1.name:
         return CandidateProposerV1(k=fields["k"], lexical_floor=fields["lexical_floor"])
+    if name == "stategraph.candidates.v3":  # stategraph.text.evidence, which imports this module
+        from stategraph.text.evidence import EvidenceProposer
+
+        if "exogenous" in fields:
+            fields["exogenous"] = frozenset(fields["exogenous"])
+        return EvidenceProposer(**fields)
     if name == "scoped":  # stategraph.text.scoped, which imports this module
         from stategraph.text.scoped import ScopedProposer
 

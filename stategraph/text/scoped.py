@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from stategraph.model import State, Truth
+from stategraph.model import Justification, State, Truth
 from stategraph.text.candidates import Candidate, Proposer, TermIndex
 
 __all__ = ["ScopedProposer", "scope_of"]
@@ -66,6 +66,20 @@ class _ScopedIndex:
 
     def holding(self, limit: int, kinds: Iterable[str]) -> list[tuple[int, str, int]]:
         return self._in(self.index.holding(limit * _WIDEN, kinds), limit)
+
+    def latest(self, limit: int) -> list[tuple[int, str, int, str]]:
+        # the latest memories of the store, not of the scope: the turn is what was written
+        # just before, whoever it was for; another scope's are left out
+        rows = self.index.latest(limit)
+        return [r for r in rows if scope_of(r[1], self.separator, self.depth) == self.scope]
+
+    def in_session(
+        self, session: str, limit: int, kinds: Iterable[str]
+    ) -> list[tuple[int, str, int]]:
+        return self._in(self.index.in_session(session, limit * _WIDEN, kinds), limit)
+
+    def justifications_for(self, heads: Iterable[str]) -> list[Justification]:
+        return self.index.justifications_for(heads)
 
 
 class ScopedProposer:

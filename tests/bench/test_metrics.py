@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from stategraph.bench.metrics import Counts, depth_bucket, score
+from stategraph.bench.metrics import Counts, depth_bucket, group_key, score
 from stategraph.bench.systems import Prediction
 
 from .tiny import make_case
@@ -68,3 +68,20 @@ def test_micro_average_and_breakdowns() -> None:
 @pytest.mark.parametrize(("d", "b"), [(1, "1"), (2, "2"), (3, "3+"), (7, "3+"), (None, "3+")])
 def test_depth_bucket(d: int | None, b: str) -> None:
     assert depth_bucket(d) == b
+
+
+def test_flags_are_needed_or_unneeded_questions() -> None:
+    case = make_case()  # m2, m3 must go; m4, m5 must stay
+    s = score([(case, Prediction(frozenset({"m2"}), flagged=frozenset({"m3", "m4", "m5"})))])
+    assert (s.needed, s.unneeded) == (1, 2)
+    assert s.unneeded_per_change == 2.0
+    assert s.question_precision == pytest.approx(1 / 3)
+    group = s.by_group["declared/-"]
+    assert (group.needed, group.unneeded, group.silent, group.gold) == (1, 2, 0, 2)
+    assert s.to_dict()["by_group"]["declared/-"]["question_precision"] == pytest.approx(0.3333)
+    assert score([(case, Prediction())]).question_precision == 1.0
+
+
+def test_groups_are_track_batch_and_blind() -> None:
+    assert group_key(make_case(id="tiny-en-g07", tags=["blind"])) == "declared/g/blind"
+    assert group_key(make_case(id="tiny-en-07")) == "declared/-"

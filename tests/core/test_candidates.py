@@ -50,9 +50,10 @@ def test_lexical_neighbours_rank_first_and_only_holding_ones() -> None:
 
 
 def test_while_the_facts_are_few_every_one_is_a_candidate() -> None:
-    """The fact a conversation is about often shares no word with what was derived from it;
-    it was left out when it was neither above a lexical floor nor among the last two."""
-    mem = Memory()
+    """``candidates.v2``: the fact a conversation is about often shares no word with what was
+    derived from it; it was left out when it was neither above a lexical floor nor among the
+    last two."""
+    mem = Memory(candidates=CandidateProposer())
     mem.fact("f1", "I'll work remotely from Lisbon from January to August")
     mem.fact("f2", "I'm buying a flat in Porto")
     mem.fact("f3", "Rita, an accountant in Lisbon, does my Portuguese paperwork")

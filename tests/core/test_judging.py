@@ -345,7 +345,9 @@ def test_without_a_judge_an_asserted_fact_flags_what_it_may_defeat() -> None:
     assert edge.blocker and edge.decided_by is None and "no judge" in edge.note
 
 
-def test_what_rests_on_a_possibly_defeated_memory_is_in_doubt_too() -> None:
+def test_what_rests_on_a_possibly_defeated_memory_is_asked_once_it_is_settled() -> None:
+    """A doubt does not travel through a candidate only in doubt: p1 is asked about when a
+    person says b1 no longer holds, not before."""
     mem = Memory()
     mem.fact("f1", "The user moves to Manchester for a job at Auto Trader")
     mem.belief("b1", "The user pays the removal firm for the Manchester move out of pocket")
@@ -353,8 +355,9 @@ def test_what_rests_on_a_possibly_defeated_memory_is_in_doubt_too() -> None:
     mem.plan("p2", "Keep the gym membership", because=["f1"])  # a declared basis: untouched
     report = mem.fact("f2", "Auto Trader pays the removal firm for the Manchester move")
     flagged = {e.id: (e.depth, e.reason.undecided) for e in report.entries}
-    assert flagged == {"b1": (1, ("f2",)), "p1": (2, ("b1",))}
+    assert flagged == {"b1": (1, ("f2",))}
     assert mem.truth("p1") is Truth.true and report.invalidated == []
+    assert mem.reject("b1", by="ana").needs_confirmation == ["p1"]
 
 
 MOVE_TEXT = "The user plans to move from Shanghai to Shenzhen in December 2026"

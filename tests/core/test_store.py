@@ -111,7 +111,7 @@ def test_fault_mid_revision_leaves_the_file_identical(
 def test_fault_in_logic_leaves_memory_and_file_identical(
     place: Place, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import stategraph.engine.revise as revise_module
+    import stategraph.engine.doubt as doubt_module
 
     mem = seed(place.url)
     before = place.dump()
@@ -119,7 +119,7 @@ def test_fault_in_logic_leaves_memory_and_file_identical(
     def broken(program: object) -> None:
         raise RuntimeError("solver crashed")
 
-    monkeypatch.setattr(revise_module, "well_founded", broken)
+    monkeypatch.setattr(doubt_module, "well_founded", broken)
     with pytest.raises(RuntimeError):
         mem.retract("m1")
     assert place.dump() == before and mem.is_active("m1")
@@ -154,12 +154,17 @@ def test_history_lists_every_revision(place: Place) -> None:
         "max_depth": None,
         "kinds": ["action", "belief", "fact", "plan"],
         "candidates": {
-            "name": "stategraph.candidates.v2",
+            "name": "stategraph.candidates.v3",
             "k": 8,
+            "floor": 0.0,
+            "relative": 0.5,
+            "max_df_share": 0.05,
+            "min_df": 50,
+            "turn": 8,
+            "inherit": True,
+            "contemporaries": True,
             "max_terms": 48,
             "postings": 64,
-            "near": 8,
-            "near_weight": 0.02,
             "exogenous": ["fact"],
         },
     }

@@ -347,7 +347,9 @@ def test_candidates_stay_in_their_namespace_so_one_user_is_never_asked_about_ano
 
     shared = write(StategraphStore(Memory(tmp_path / "b.db"), candidates_across_namespaces=True))
     assert shared.value["status"] == "needs_confirmation"
-    assert "Shenzhen in December" in shared.value["ask_first"]
+    # the question never quotes another namespace's memory (issue 42, finding 2)
+    assert "moves to Shenzhen" not in shared.value["ask_first"]
+    assert "outside this namespace changed" in shared.value["ask_first"]
 
     # one user's namespaces share a scope of depth 1: ("u2", ...) and ("u2", "plans")
     store = StategraphStore(Memory(tmp_path / "c.db"), scope_depth=1)
