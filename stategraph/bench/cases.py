@@ -59,6 +59,7 @@ KNOWN_TAGS = frozenset(
         "negative-cycle",
         "deep",
         "blind",  # text written without sight of the grounding and not yet used to develop it
+        "trace",  # an agent's memory over sessions, then several changes (Trace)
     }
 )
 """Feature tags a case may carry; anything else is a typo and rejected."""
@@ -236,6 +237,10 @@ class CaseStep(BaseModel):
         change: the change, as a case gives it.
         expect: the gold answer for this change alone.
         why: the author's reason for the gold, for whoever reads a failure.
+        reverses: for a change told as a new fact, the fact it reverses (which the gold
+            counts as gone); never shown to a system.
+        carries_over: for a correction, the memories the corrected fact goes on supporting
+            (the detail they rest on did not change); never shown to a system.
     """
 
     model_config = _STRICT
@@ -244,6 +249,8 @@ class CaseStep(BaseModel):
     change: CaseChange
     expect: CaseExpect
     why: str = ""
+    reverses: str | None = None
+    carries_over: tuple[str, ...] = ()
 
 
 class Case(BaseModel):
@@ -266,6 +273,7 @@ class Case(BaseModel):
     history: tuple[CaseStep, ...] = ()
     told_as: str = ""
     why: str = ""
+    reverses: str | None = None
     trace: str | None = None
     """The trace this case is a step of (None: a case of its own)."""
 
@@ -402,7 +410,7 @@ def _check_expect(case: Case, ids: set[str], err: _Errors, at: str = "") -> None
     for s, d in sorted(ex.depth.items()):
         if s not in moved:
             err(f"{where}.depth.{s}", "depth given for a state that is not moved")
-        if d < 1:
+        if d < 1 and not (d == 0 and s == case.reverses):  # the fact a new fact reverses
             err(f"{where}.depth.{s}", f"depth must be >= 1, got {d}")
     _check_consequences(case, groups, err, where)
 
@@ -454,7 +462,7 @@ def _invalid(exc: ValidationError, path: str, at: str = "") -> CaseError:
     return CaseError(path, at + _loc(first["loc"]), fields)
 
 
-_STEP_ONLY = frozenset({"history", "told_as", "why", "trace"})
+_STEP_ONLY = frozenset({"history", "told_as", "why", "reverses", "trace"})
 """Fields of :class:`Case` that only :meth:`Trace.steps` sets."""
 
 
@@ -537,6 +545,7 @@ class Trace(BaseModel):
                 history=self.changes[: k - 1],
                 told_as=step.told_as,
                 why=step.why,
+                reverses=step.reverses,
                 trace=self.id,
             )
             for k, step in enumerate(self.changes, 1)
