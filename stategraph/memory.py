@@ -28,7 +28,7 @@ from stategraph.engine.explain import Proof, WhyNot, why, why_not
 from stategraph.engine.policy import Policy
 from stategraph.engine.revise import solve as solve_change
 from stategraph.errors import ConcurrentChangeError, InvalidInputError, UnknownStateError
-from stategraph.judge.base import Judge, JudgeCall, Question, question_key
+from stategraph.judge.base import PROMPT_VERSION, Judge, JudgeCall, Question, question_key
 from stategraph.judge.settle import JudgeBudget, flag_blockers, settle
 from stategraph.model import (
     Change,
@@ -102,6 +102,7 @@ class _Remembering:
         self.judge = judge
         self.name = judge.name
         self.model = judge.model
+        self.prompt_version = getattr(judge, "prompt_version", PROMPT_VERSION)
         self._seen: dict[str, JudgeCall] = {}
 
     def ask(self, questions: Sequence[Question]) -> list[JudgeCall]:

@@ -336,6 +336,7 @@ class _AsLogged:
         # calls logged under an earlier prompt version are found under that version's keys
         versions = {call.prompt_version for call in calls}
         version = versions.pop() if len(versions) == 1 else PROMPT_VERSION
+        self.prompt_version = version  # and asked as they were: edge by edge before v3
         self._replay = ReplayJudge(calls, name=name, model=model, prompt_version=version)
         self._made: dict[str, JudgeCall] = {}
         for call in calls:
