@@ -21,7 +21,11 @@ LangGraph's own stores, with what only stategraph does:
 - ``get`` returns the key's current memory whatever its status (a to-do whose reason went
   away comes back with ``status: invalidated``); a deleted key returns None.
 - :meth:`StategraphStore.confirm` and :meth:`StategraphStore.reject` record the user's
-  answer to an ``ask_first``.
+  answer to an ``ask_first``; :func:`~stategraph.integrations.ask_first.ask_user_first` asks
+  the user inside a graph node, through ``interrupt()``, and records the answers.
+- The agent's chat model can be the judge of what logic leaves undecided:
+  ``from_url(..., judge=ChatModelJudge(model))``
+  (:class:`~stategraph.integrations.chat_model.ChatModelJudge`).
 
 Namespaces are id prefixes in one memory (:mod:`stategraph.integrations.ids`): the key
 ``"move"`` in ``("memories", "u1")`` is the state ``memories/u1/move``, and its replacement
