@@ -47,7 +47,7 @@ __all__ = ["NAME", "SamplingJudge", "client_judge", "serving"]
 NAME = "stategraph.mcp_sampling_judge.v1"
 """The sampling judge's versioned name, logged with every revision it judged."""
 
-logger = logging.getLogger("stategraph.service.mcp")
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
