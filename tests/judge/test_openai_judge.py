@@ -184,7 +184,7 @@ def test_an_earlier_prompt_version_asks_one_question_a_request(chat_server, make
     single = json.dumps({"still_holds": True, "support": ["f2"], "reason": "stays"})
     chat_server.replies(Reply(body=completion(single)))
     questions = [question("b1"), question("b2", "other")]
-    calls = make_judge(prompt_version="counterfactual.v2").ask(questions)
+    calls = make_judge(prompt_version="counterfactual.v2", concurrency=1).ask(questions)
     assert [r.body["messages"] for r in chat_server.requests] == [
         messages_for(q, "counterfactual.v2") for q in questions
     ]
