@@ -1665,7 +1665,7 @@ class SQLiteStore:
                 )
             if deep:
                 found, repair = self._table_breaks()
-                breaks += found
+                breaks += found + self._recall_breaks()
         found_here = [b.pair() for b in breaks if not b.given]
         if found_here:
             self._refuse_writes(found_here)
@@ -1727,6 +1727,22 @@ class SQLiteStore:
         )
         return [Break(seq, reason)], None
 
+    def _recall_breaks(self) -> list[Break]:
+        """What a deep check finds in recall's index: the tables that do not hold what the
+        states give (:mod:`stategraph.text.index_check`), as a break at the head."""
+        from stategraph.text import index_check
+
+        wrong = index_check.mismatches(self)
+        if not wrong:
+            return []
+        names = ", ".join(wrong)
+        reason = (
+            f"does not match recall's index: the {names} table{'s' if len(wrong) > 1 else ''} "
+            "differ from what the states' texts give (rows were edited, added or removed "
+            "outside stategraph; acknowledging the tamper rebuilds the index from the states)"
+        )
+        return [Break(max(self._last()[0], 1), reason)]
+
     def _repair_sums(self, sums: Sums) -> None:
         """Record the sums a deep check found to match the head (best effort, as the flag)."""
         try:
@@ -1766,8 +1782,10 @@ class SQLiteStore:
 
         Call it after looking at what the verification found (``LogIntegrityError.breaks``),
         when the store is to be used as it is rather than restored from a backup. It repairs
-        nothing: :meth:`verify` still raises for these breaks, which remain the evidence, but
-        they no longer refuse writes. A break found later, anywhere else, refuses them again.
+        nothing of the log or the tables: :meth:`verify` still raises for these breaks, which
+        remain the evidence, but they no longer refuse writes. A break found later, anywhere
+        else, refuses them again. Recall's index, derived from the states alone, is made again
+        from them if it does not match them.
 
         The flag is a safeguard against writing on, unaware, over a damaged log, not a lock
         against the damage's author, who can edit the ``meta`` table as easily as the log; a
@@ -1786,7 +1804,17 @@ class SQLiteStore:
             )
             self.conn.execute("DELETE FROM meta WHERE key=?", (_TAMPER,))
             self._rebase_sums()
+            self._rebuild_recall_index()
         return flagged
+
+    def _rebuild_recall_index(self) -> None:
+        """After an acknowledgement: recall's index, if it does not hold what the states give,
+        is made again from them (it is derived from the states alone, which the digest
+        covers)."""
+        from stategraph.text import fulltext, index_check
+
+        if index_check.mismatches(self):
+            fulltext.rebuild(self)
 
     def _rebase_sums(self) -> None:
         """After an acknowledgement: the tables as they are become the base of the next

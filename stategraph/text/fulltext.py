@@ -44,15 +44,18 @@ from stategraph.text import impacts
 
 __all__ = [
     "AUTOMERGE",
+    "FILLED",
     "FIRST_DEPTH",
     "MAX_TOKEN_CHARS",
     "SQLITE_SCHEMA",
     "TABLE",
     "backfill",
     "index",
+    "rebuild",
     "search",
     "search_exhaustive",
     "tokens",
+    "tsvector",
 ]
 
 TABLE = "recall_fts"
@@ -76,7 +79,7 @@ _STATE = (
 )
 """Whether the index exists, and the threshold of its frequent words' lists (NULL: none)."""
 
-_FILLED = "recall_index"
+FILLED = "recall_index"
 """Setting that says every memory of the store is in the index (written once, by
 :func:`backfill`, for stores written before the index existed)."""
 
@@ -165,11 +168,13 @@ def index(store: Any, states: Iterable[State]) -> None:
         cur.executemany(
             "INSERT INTO recall_docs (tenant, id, body) VALUES (%s, %s, %s::tsvector) "
             "ON CONFLICT (tenant, id) DO NOTHING",
-            [(tc.tenant, i, _tsvector(t)) for i, _, t in rows],
+            [(tc.tenant, i, tsvector(t)) for i, _, t in rows],
         )
 
 
-def _tsvector(toks: Sequence[str]) -> str:
+def tsvector(toks: Sequence[str]) -> str:
+    """The ``tsvector`` text of a memory's tokens (PostgreSQL casts it: no configuration
+    re-parses them)."""
     return " ".join(f"'{t}':{min(i + 1, _MAX_POSITION)}" for i, t in enumerate(toks))
 
 
@@ -179,10 +184,10 @@ def backfill(store: Any) -> None:
     lists of an index written before them (:func:`stategraph.text.impacts.build`, once)."""
     conn = _sqlite(store)
     unlisted = conn is not None and impacts.threshold(conn) is None
-    if store.get_setting(_FILLED) and not unlisted:
+    if store.get_setting(FILLED) and not unlisted:
         return
     with store.transaction():
-        if not store.get_setting(_FILLED):
+        if not store.get_setting(FILLED):
             if conn is not None:
                 _create(conn)
                 present = {r[0] for r in conn.execute(f"SELECT id FROM {TABLE}")}
@@ -192,9 +197,26 @@ def backfill(store: Any) -> None:
                     cur = tc.pg.execute("SELECT id FROM recall_docs WHERE tenant=%s", (tc.tenant,))
                     present = {r[0] for r in cur.fetchall()}
             index(store, (st for st in store.states() if st.id not in present))
-            store.set_setting(_FILLED, True)
+            store.set_setting(FILLED, True)
         if conn is not None and impacts.threshold(conn) is None:
             _list_words(conn)
+
+
+def rebuild(store: Any) -> None:
+    """Make the index again from the states (inside the writer's transaction): what an
+    acknowledged tamper does when a deep check found the index edited
+    (:mod:`stategraph.text.index_check`)."""
+    conn = _sqlite(store)
+    if conn is not None:
+        for table in (TABLE, "recall_df", "recall_impact"):
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
+        conn.execute("DELETE FROM meta WHERE key = ?", (impacts.THRESHOLD_KEY,))
+    else:
+        tc = store.conn
+        with tc.errors():
+            tc.pg.execute("DELETE FROM recall_docs WHERE tenant = %s", (tc.tenant,))
+    store.set_setting(FILLED, False)
+    backfill(store)
 
 
 def _list_words(conn: sqlite3.Connection) -> None:
