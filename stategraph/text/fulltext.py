@@ -46,6 +46,8 @@ __all__ = [
     "AUTOMERGE",
     "FILLED",
     "FIRST_DEPTH",
+    "MAX_TOKENS",
+    "MAX_TOKEN_BYTES",
     "MAX_TOKEN_CHARS",
     "SQLITE_SCHEMA",
     "TABLE",
@@ -124,15 +126,40 @@ def _split(text: str) -> list[str]:
     return out
 
 
+MAX_TOKENS = _MAX_POSITION
+"""The most tokens of one memory that are indexed (the first ones; its length in BM25 counts
+these): PostgreSQL's largest position, past which every word had the same one."""
+
+MAX_TOKEN_BYTES = 1 << 19
+"""The most bytes (UTF-8) of one memory's tokens that are indexed, repeats included (the first
+ones, as for :data:`MAX_TOKENS`). With :data:`MAX_TOKENS` it keeps a memory's ``tsvector`` under
+PostgreSQL's 1 MiB (its words' bytes, plus four for each word's first position and two for each
+further one): a memory of 110,000 distinct words, under the 1 MiB text cap, was refused there
+(``string is too long for tsvector``, an HTTP 500) and stored on SQLite. Both backends index
+the same tokens."""
+
+
 def tokens(text: str, atoms: Iterable[str] = ()) -> list[str]:
     """The tokens of a text and its grounded atoms, in order (a word may repeat: term
     frequency counts in BM25). Each is a non-empty run of letters and digits, at most
-    :data:`MAX_TOKEN_CHARS` long."""
+    :data:`MAX_TOKEN_CHARS` long; at most :data:`MAX_TOKENS` of them and
+    :data:`MAX_TOKEN_BYTES` in all, the first ones (the text's, then the atoms')."""
     text = unicodedata.normalize("NFKC", text).lower()
     out = _words(text)
     for term in sorted(argument_terms(atoms)):
         out.extend(_words(unicodedata.normalize("NFKC", term[2:]).lower()))
-    return out
+    return _bounded(out)
+
+
+def _bounded(toks: list[str]) -> list[str]:
+    if len(toks) <= MAX_TOKENS and sum(map(len, toks)) * 4 <= MAX_TOKEN_BYTES:
+        return toks  # the common case, without encoding: 4 bytes a character at most
+    size = 0
+    for n, tok in enumerate(toks[:MAX_TOKENS]):
+        size += len(tok.encode("utf-8", "surrogatepass"))
+        if size > MAX_TOKEN_BYTES:
+            return toks[:n]
+    return toks[:MAX_TOKENS]
 
 
 def _sqlite(store: Any) -> sqlite3.Connection | None:
