@@ -56,13 +56,21 @@ def register(server: MCPServer[Any], run: Run) -> None:
         include_invalidated: Annotated[
             bool, Field(description="also memories that no longer hold, each with why not")
         ] = False,
+        as_of: Annotated[
+            str | None,
+            Field(
+                description="recall the memory as it was right after this revision (a "
+                "sequence number) or at this ISO 8601 time"
+            ),
+        ] = None,
     ) -> list[Recalled]:
         """Recall the memories that best match a question, each with its status: ``holds``
         (rely on it), ``needs_confirmation`` or ``undefined`` (in doubt: ask the user
         ``ask_first`` before relying on it, then call ``confirm`` or ``reject``), or, when
         asked for, ``invalidated`` (do not rely on it; ``why_not`` says why). A client that
         declared elicitation is asked for the user's answer first, and what comes back
-        already reflects it."""
+        already reflects it. With ``as_of``, the statuses then, as HTTP's ``?as_of=`` gives
+        them (the user is not asked: what is in doubt now may differ)."""
 
         def job(mem: Memory) -> list[Recalled]:
             return mem.recall(
@@ -71,10 +79,15 @@ def register(server: MCPServer[Any], run: Run) -> None:
                 kinds=kinds,
                 include_doubtful=include_doubtful,
                 include_invalidated=include_invalidated,
+                as_of=as_of,
             )
 
         found: list[Recalled] = await run(False, job)
-        if mcp_elicit.can_ask(ctx) and await mcp_elicit.ask_first(ctx, found, run):
+        if (
+            as_of is None
+            and mcp_elicit.can_ask(ctx)
+            and await mcp_elicit.ask_first(ctx, found, run)
+        ):
             found = await run(False, job)
         return found
 

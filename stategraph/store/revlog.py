@@ -33,16 +33,20 @@ import re
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from stategraph.errors import InvalidInputError
 from stategraph.judge.base import JudgeCall
 from stategraph.model import Report
 
 __all__ = [
     "COMPACT_MIN",
+    "EARLIEST",
     "GENESIS",
+    "LATEST",
     "ZLIB",
     "Break",
     "LogEntry",
@@ -52,10 +56,36 @@ __all__ = [
     "find_breaks",
     "pack",
     "unpack",
+    "utc",
 ]
 
 GENESIS = "0" * 64
 """The ``prev_hash`` of the first entry, and the head of an empty log."""
+
+EARLIEST = datetime.min.replace(tzinfo=UTC)
+LATEST = datetime.max.replace(tzinfo=UTC)
+"""The first and last times a log's ``at`` can hold (it is written in UTC)."""
+
+
+def utc(when: datetime, what: str, field: str) -> datetime:
+    """``when`` in UTC, as a log's ``at`` is written (a time with no zone is taken as UTC).
+
+    Raises:
+        InvalidInputError: about ``what``, naming ``field``, when its UTC falls outside
+            :data:`EARLIEST` to :data:`LATEST` (``0001-01-01T00:00:00+14:00`` is in year 0),
+            with that range.
+    """
+    if when.tzinfo is None:
+        return when.replace(tzinfo=UTC)
+    try:
+        return when.astimezone(UTC)
+    except OverflowError:
+        problem = (
+            f"{when.isoformat()} is outside the times a log can hold: give one from "
+            f"{EARLIEST.isoformat()} to {LATEST.isoformat()} (in UTC)"
+        )
+        raise InvalidInputError(what, [(field, problem)]) from None
+
 
 COMPACT_MIN = 1024
 """Texts shorter than this (in characters) are stored as TEXT, longer ones compressed."""

@@ -74,6 +74,7 @@ from stategraph.store.revlog import (
     entry,
     find_breaks,
     pack,
+    utc,
 )
 from stategraph.store.revlog import unpack as _unpack
 from stategraph.store.rowcodec import decode_extra, decode_ids
@@ -1878,10 +1879,8 @@ def _since(since: Since) -> tuple[str, tuple[Any, ...]]:
     if not isinstance(since, datetime):
         problem = f"must be a sequence number, a datetime or an ISO 8601 string, not {since!r}"
         raise InvalidInputError("history", [("since", problem)])
-    if since.tzinfo is None:
-        since = since.replace(tzinfo=UTC)
     # ``at`` is written as UTC ISO 8601 with microseconds: as text, it sorts as time does.
-    return "at >= ?", (since.astimezone(UTC).isoformat(timespec="microseconds"),)
+    return "at >= ?", (utc(since, "history", "since").isoformat(timespec="microseconds"),)
 
 
 _STATE_ROWS = (
