@@ -800,7 +800,9 @@ class Memory:
         recorded earlier); with ``deep``, also that the stored tables hold what the log's
         revisions wrote (reads every row: :mod:`stategraph.store.tables`). Returns the number of
         entries; raises :class:`~stategraph.errors.LogIntegrityError` (or its
-        :class:`~stategraph.errors.HeadMismatchError` for a head the log does not reach)."""
+        :class:`~stategraph.errors.HeadMismatchError` for a head the log does not reach), and
+        :class:`~stategraph.errors.InvalidInputError` for a head no log can have (a negative
+        sequence number, a hash that is not 64 lower-case hex digits)."""
         return self.store.verify(expect_head, deep)
 
     def head(self) -> tuple[int, str]:

@@ -47,11 +47,13 @@ __all__ = [
     "EARLIEST",
     "GENESIS",
     "LATEST",
+    "MAX_SEQ",
     "ZLIB",
     "Break",
     "LogEntry",
     "UnreadableColumn",
     "chain",
+    "check_head",
     "entry",
     "find_breaks",
     "pack",
@@ -216,6 +218,35 @@ Row = tuple[Any, Any, Any, Any, Any, Any, Any, Any]
 """A ``revisions`` row as stored: seq, at, change, report, config, prev_hash, hash, calls."""
 
 
+MAX_SEQ = (1 << 63) - 1
+"""The largest sequence number a log can hold (SQLite's and PostgreSQL's 64-bit integer)."""
+
+_HASH = re.compile("[0-9a-f]{64}")
+
+
+def check_head(head: object) -> tuple[int, str]:
+    """A head given to check a log against, as :meth:`SQLiteStore.head
+    <stategraph.store.SQLiteStore.head>` gives one: a sequence number from 0 (the empty log's)
+    to :data:`MAX_SEQ`, and a SHA-256 in lower-case hex.
+
+    No log has any other head, so no other is ever "reached": ``(-1, h)`` was, since no entry
+    has that number to differ from it, and any hash then verified.
+
+    Raises:
+        InvalidInputError: naming what is wrong with it.
+    """
+    seq, digest = head if isinstance(head, tuple) and len(head) == 2 else (None, None)
+    problems: list[tuple[str, str]] = []
+    if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= MAX_SEQ:
+        problems.append(("seq", f"a head's sequence number is 0 to {MAX_SEQ}, not {seq!r:.40}"))
+    if not isinstance(digest, str) or _HASH.fullmatch(digest) is None:
+        problems.append(("hash", f"a head's hash is 64 lower-case hex digits, not {digest!r:.80}"))
+    if problems:
+        raise InvalidInputError("head", problems)
+    assert isinstance(seq, int) and isinstance(digest, str)
+    return seq, digest
+
+
 def find_breaks(
     rows: Iterable[Row],
     expect_head: tuple[int, str] | None = None,
@@ -238,6 +269,8 @@ def find_breaks(
     Returns:
         How many rows there are, and the breaks found, in log order.
     """
+    if expect_head is not None:
+        expect_head = check_head(expect_head)
     breaks: list[Break] = []
     (last_seq, last_hash), count = start, 0
     head_hash = last_hash if expect_head is not None and expect_head[0] == last_seq else None

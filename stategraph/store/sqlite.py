@@ -67,6 +67,7 @@ from stategraph.store import past, review_queue, tables
 from stategraph.store.leankept import At, LeanKept
 from stategraph.store.revlog import (
     GENESIS,
+    MAX_SEQ,
     Break,
     LogEntry,
     UnreadableColumn,
@@ -1847,7 +1848,7 @@ class SQLiteStore:
         self.conn.close()
 
 
-_MAX_SEQ = (1 << 63) - 1
+_MAX_SEQ = MAX_SEQ
 """The largest sequence number a store can hold (SQLite's and PostgreSQL's 64-bit integer)."""
 
 
