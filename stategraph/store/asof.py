@@ -14,7 +14,7 @@ It only reads: it has no ``commit``, and nothing in it writes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from stategraph.engine.graph import JustKey, SupportGraph
@@ -120,7 +120,7 @@ def _at(store: SQLiteStore, when: datetime, asked: object, first: int, last: int
     except InvalidInputError:  # past either end of the times a log holds: year 1, or 9999
         problem = "is in the future" if when.year > 1 else "is before the first revision"
         raise AsOfRangeError(asked, first, last, f"{when.isoformat()} {problem}") from None
-    if when > datetime.now(UTC):
+    if when > store.now():  # by the clock that stamps the log: the database's on PostgreSQL
         raise AsOfRangeError(asked, first, last, f"{when.isoformat()} is in the future")
     # ``at`` is UTC ISO 8601 with microseconds: as text, it sorts as time does
     row = store.conn.execute(_AT_OR_BEFORE, (when.isoformat(timespec="microseconds"),))

@@ -1514,6 +1514,22 @@ class SQLiteStore:
         last = row.fetchone()
         return (0, GENESIS) if last is None else (int(last[0]), str(last[1]))
 
+    def now(self) -> datetime:
+        """The time by the clock that stamps this store's log (:meth:`stamp`): the machine's,
+        which the writers of a SQLite file share (the PostgreSQL store reads the database's)."""
+        return datetime.now(UTC)
+
+    def stamp(self, last: int) -> str:
+        """The time of a log entry that follows entry ``last`` (inside the write transaction,
+        under the write lock): :meth:`now`, or entry ``last``'s time if that is later. So the
+        log's times never go down, whoever's clock ran ahead, and a time names a prefix of the
+        log (``Memory.as_of``); an entry stamped by a clock that ran ahead lends its time to
+        the entries after it until the clocks meet again."""
+        now = self.now().astimezone(UTC).isoformat(timespec="microseconds")
+        before = self.conn.execute(_AT, (last,)).fetchone() if last else None
+        # both UTC ISO 8601 with microseconds: as text, they sort as time does
+        return now if before is None or str(before[0]) <= now else str(before[0])
+
     def append(
         self,
         change_json: str,
@@ -1532,8 +1548,8 @@ class SQLiteStore:
         from, if the caller has it (saves parsing it back); None for a bulk load's summary.
         """
         seq, prev = self._last() if last is None else last
+        at = self.stamp(seq)
         seq += 1
-        at = datetime.now(UTC).isoformat(timespec="microseconds")
         config_json = canonical_json(config)
         calls_json = "[" + ",".join(c.model_dump_json() for c in calls) + "]" if calls else ""
         digest = chain(prev, seq, at, change_json, report_json, config_json, calls_json)
@@ -1883,6 +1899,9 @@ def _since(since: Since) -> tuple[str, tuple[Any, ...]]:
     # ``at`` is written as UTC ISO 8601 with microseconds: as text, it sorts as time does.
     return "at >= ?", (utc(since, "history", "since").isoformat(timespec="microseconds"),)
 
+
+_AT = "SELECT at FROM revisions WHERE seq=?"
+"""A log entry's time (:meth:`SQLiteStore.stamp`)."""
 
 _STATE_ROWS = (
     "SELECT id, kind, status, active, superseded_by, truth, has_atoms, body FROM states "
