@@ -92,7 +92,6 @@ _META = "langgraph"
 """The key of a state's metadata that keeps what the store needs to give the item back."""
 
 _PAGE = 500
-_PROBE = 16
 
 
 class ThreadError(StategraphError, RuntimeError):
@@ -340,25 +339,14 @@ class StategraphStore(BaseStore):
         self, mem: Memory, namespace: tuple[str, ...], key: str
     ) -> tuple[int, str, State, bool, Truth] | None:
         """The key's latest version: (version, id, state, active, truth), or None if the key
-        was never written."""
-        store = mem.store
-        last = 0
-        start = 1
-        while True:
-            probe = {state_id(namespace, key, v): v for v in range(start, start + _PROBE)}
-            found = store.present(probe)  # type: ignore[attr-defined]
-            if not found:
-                break
-            last = max(probe[sid] for sid in found)
-            if last < start + _PROBE - 1:
-                break
-            start += _PROBE
-        if last == 0:
-            return None
-        sid = state_id(namespace, key, last)
-        row = store.state(sid)
-        assert row is not None
-        return (last, sid, *row)
+        was never written. Found in one query, whatever the number of versions (the versions
+        of a key are numbered from 1 without a gap: :meth:`SQLiteStore.last_numbered
+        <stategraph.store.SQLiteStore.last_numbered>`), then read."""
+        first = state_id(namespace, key)
+        version: int = mem.store.last_numbered(first + "#")  # type: ignore[attr-defined]
+        sid = first if version == 1 else state_id(namespace, key, version)
+        row = mem.store.state(sid)
+        return None if row is None else (version, sid, *row)
 
     def _must(self, mem: Memory, namespace: tuple[str, ...], key: str) -> str:
         found = self._current(mem, namespace, key)
