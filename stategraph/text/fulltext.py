@@ -113,6 +113,8 @@ def _words(text: str) -> list[str]:
 
 
 def _split(text: str) -> list[str]:
+    if _HAN.search(text) is None:  # most texts: every word is whole
+        return _WORD.findall(text)
     out: list[str] = []
     for word in _WORD.findall(text):
         pos = 0

@@ -33,7 +33,6 @@ import contextlib
 import itertools
 import json
 import sqlite3
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -170,9 +169,8 @@ def _postings(conn: sqlite3.Connection, cut: int) -> Iterator[tuple[int, str, in
     frequent = {str(t) for (t,) in _vocab(conn, "row", "term", where=f"doc >= {int(cut)}")}
     for rowid, body in _rows(conn):
         toks = body.split()
-        counts = Counter(t for t in toks if t in frequent)
-        for word in sorted(counts):
-            yield rowid, word, counts[word], len(toks)
+        for word in sorted(frequent.intersection(toks)):
+            yield rowid, word, toks.count(word), len(toks)
 
 
 _names = itertools.count()
