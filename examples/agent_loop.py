@@ -23,21 +23,25 @@ from stategraph.judge import OpenAIJudge
 CITIES = ("tokyo", "osaka", "kyoto")
 
 
+def decide(memories: dict[str, Any], question: dict[str, Any]) -> dict[str, Any]:
+    """One rule: a plan rests on a memory that changed if both name a city."""
+    head = memories[question["HEAD"]]["text"].lower()
+    changed = [memories[c["id"]]["text"].lower() for c in question["CHANGED"]]
+    if any(c in head and c in text for text in changed for c in CITIES):
+        return {"still_holds": False, "support": [], "reason": "it was about that trip"}
+    return {"still_holds": True, "support": question["HOLDING"][:1], "reason": "not that trip"}
+
+
 class Scripted(BaseHTTPRequestHandler):
-    """Answers every question by one rule: the plan rests on the premise if both name a city."""
+    """Answers every question of a request by :func:`decide`."""
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["content-length"])))
         prompt = body["messages"][-1]["content"]
         doc = json.loads(prompt[prompt.index("{") :])
-        head, premise = doc["HEAD"]["text"].lower(), doc["PREMISE"]["text"].lower()
-        shared = any(c in head and c in premise for c in CITIES)
-        holding = [q["id"] for q in doc["HOLDING"]]
-        answer: dict[str, Any] = (
-            {"still_holds": False, "support": [], "reason": "it was about that trip"}
-            if shared
-            else {"still_holds": True, "support": holding[:1], "reason": "not about the trip"}
-        )
+        answer = {
+            "answers": [{"head": q["HEAD"], **decide(doc["MEMORIES"], q)} for q in doc["QUESTIONS"]]
+        }
         reply = {
             "id": "scripted",
             "object": "chat.completion",

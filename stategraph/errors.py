@@ -470,8 +470,8 @@ class MalformedAnswerError(StategraphError, ValueError):
     """A judge's reply is not one JSON object of the answer's schema.
 
     A judge turns this into a call with ``error`` set (the edge stays undecided); it is raised
-    only by :func:`stategraph.judge.parse.parse_answer` for callers that parse replies
-    themselves.
+    only by :func:`stategraph.judge.parse.parse_answers` (and ``parse_answer``) for callers
+    that parse replies themselves.
 
     Attributes:
         text: the reply as received (cut to 500 characters).
@@ -483,8 +483,9 @@ class MalformedAnswerError(StategraphError, ValueError):
         self.problem = problem
         super().__init__(
             f"malformed judge answer ({problem}): expected one JSON object "
-            '{"still_holds": bool, "support": [ids], "reason": str}, '
-            "bare or in one ```json fence"
+            '{"answers": [{"head": id, "still_holds": bool, "support": [ids], "reason": str}]} '
+            '(one answer {"still_holds": ...} under the prompt versions of one question a '
+            "request), bare or in one ```json fence"
         )
 
 

@@ -29,7 +29,7 @@ from stategraph.engine.policy import Policy
 from stategraph.engine.revise import LinkWrites
 from stategraph.engine.revise import solve as solve_change
 from stategraph.errors import ConcurrentChangeError, InvalidInputError, UnknownStateError
-from stategraph.judge.base import Judge, JudgeCall, Question, question_key
+from stategraph.judge.base import PROMPT_VERSION, Judge, JudgeCall, Question, question_key
 from stategraph.judge.settle import JudgeBudget, flag_blockers, settle
 from stategraph.model import (
     Change,
@@ -113,6 +113,7 @@ class _Remembering:
         self.judge = judge
         self.name = judge.name
         self.model = judge.model
+        self.prompt_version = getattr(judge, "prompt_version", PROMPT_VERSION)
         self._seen: dict[str, JudgeCall] = {}
 
     def ask(self, questions: Sequence[Question]) -> list[JudgeCall]:
@@ -826,7 +827,9 @@ class Memory:
         recorded earlier); with ``deep``, also that the stored tables hold what the log's
         revisions wrote (reads every row: :mod:`stategraph.store.tables`). Returns the number of
         entries; raises :class:`~stategraph.errors.LogIntegrityError` (or its
-        :class:`~stategraph.errors.HeadMismatchError` for a head the log does not reach)."""
+        :class:`~stategraph.errors.HeadMismatchError` for a head the log does not reach), and
+        :class:`~stategraph.errors.InvalidInputError` for a head no log can have (a negative
+        sequence number, a hash that is not 64 lower-case hex digits)."""
         return self.store.verify(expect_head, deep)
 
     def head(self) -> tuple[int, str]:

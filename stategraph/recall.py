@@ -19,14 +19,14 @@ written. Settle the answer with :meth:`Memory.confirm <stategraph.memory.Memory.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
 from stategraph.engine.explain import WhyNot
 from stategraph.errors import InvalidInputError, StategraphError
-from stategraph.model import Entry, Truth
+from stategraph.model import Entry, Truth, check_text
 from stategraph.review.questions import ask_first, basis_in_doubt
 from stategraph.store import review_queue
 from stategraph.store.asof import PastStore
@@ -107,7 +107,10 @@ class Recalled(BaseModel):
     why_not: WhyNot | None = None
 
 
-def _check(query: object, k: object) -> str:
+def _check(query: object, k: object, kinds: object) -> tuple[str, list[str] | None]:
+    """The query and the kinds asked for (a text is one kind), or InvalidInputError naming
+    each argument that is wrong: a text that is no Unicode (a lone surrogate) is refused
+    here, as where data enters (:func:`~stategraph.model.check_text`)."""
     errors: list[tuple[str, str]] = []
     if not isinstance(query, str) or not query.strip():
         errors.append(("query", "must be a non-empty text"))
@@ -115,12 +118,32 @@ def _check(query: object, k: object) -> str:
         errors.append(
             ("query", f"is {len(query)} characters; at most {MAX_QUERY_CHARS}: ask a shorter one")
         )
+    else:
+        errors += _unicode("query", query)
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
         errors.append(("k", f"must be a whole number from 1 to {MAX_K}"))
+    wanted: list[str] | None = None
+    if kinds is not None:
+        listed = isinstance(kinds, Iterable) and not isinstance(kinds, str)
+        given = list(kinds) if listed else [kinds]  # type: ignore[call-overload]
+        for kind in given:
+            if not isinstance(kind, str) or not kind:
+                errors.append(("kinds", f"are names of kinds (fact, belief...), not {kind!r:.40}"))
+            else:
+                errors += _unicode("kinds", kind)
+        wanted = [kind for kind in given if isinstance(kind, str)]
     if errors:
         raise InvalidInputError("recall", errors)
     assert isinstance(query, str)
-    return query
+    return query, wanted
+
+
+def _unicode(where: str, text: str) -> list[tuple[str, str]]:
+    try:
+        check_text(text, where)
+    except ValueError as exc:
+        return [(where, str(exc))]
+    return []
 
 
 def query_tokens(mem: Memory, query: str) -> list[str]:
@@ -154,11 +177,9 @@ def recall(
     """See :meth:`Memory.recall <stategraph.memory.Memory.recall>`. ``id_prefix``: only
     memories whose id starts with it (a LangGraph namespace,
     :mod:`stategraph.integrations.langgraph`), ranked among themselves."""
-    query = _check(query, k)
-    if kinds is not None:
-        kinds = [kinds] if isinstance(kinds, str) else list(kinds)
-        if not kinds:
-            return []
+    query, kinds = _check(query, k, kinds)
+    if kinds == []:
+        return []
     store = mem.store
     then = store if isinstance(store, PastStore) else None  # Memory.as_of(...).recall
     fulltext.backfill(store if then is None else then.present)

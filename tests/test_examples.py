@@ -65,10 +65,15 @@ EXPECTED = {
     "langgraph_agent.py": [
         "user: 宽带\nagent: 已排待办：搬家前退宽带",
         "user: 不搬了，我留在上海\nagent: 好的\nuser: 宽带\nagent: (nothing holds)",
-        "user: 健身卡\nagent: 之前：“用户计划 2026-12 从上海搬到深圳”。此后：",
-        "“在深圳南山办一张健身卡”还成立吗？",
-        "user: 健身卡\nagent: 在深圳南山办一张健身卡",
-        "move: holds\ncommute: invalidated\nbroadband: invalidated\ngym: holds",
+        "user: 找房\nagent: (nothing holds)",
+        "user: 健身卡\nagent asks: 之前：“用户计划 2026-12 从上海搬到深圳”。此后：",
+        "“在深圳南山办一张健身卡”还成立吗？\nuser answers: still holds\n"
+        "agent: 在深圳南山办一张健身卡",
+        "move: holds\ncommute: invalidated\nbroadband: invalidated\nflat: invalidated\ngym: holds",
+        "judge requests: 2",
+        "flat <- move: stategraph.chat_model_judge.v1 (fake-list-chat-model): depends on "
+        "commute, move: 在南山找房是因为要搬去深圳",
+        "gym <- move: rejected: 'still holds' names no support (a rubber stamp)",
         "namespaces: [('memories', 'u1')]",
     ],
     "recall_loop.py": [

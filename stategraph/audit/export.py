@@ -65,7 +65,7 @@ from stategraph.judge.settle import JudgeBudget
 from stategraph.loaders import Limits, read_jsonl
 from stategraph.memory import Memory
 from stategraph.model import Change, Decision, Report
-from stategraph.store.revlog import GENESIS, UnreadableColumn, find_breaks, unpack
+from stategraph.store.revlog import GENESIS, UnreadableColumn, check_head, find_breaks, unpack
 from stategraph.store.sqlite import SQLiteStore, canonical_json
 from stategraph.store.tables import CONFIG_KEY
 from stategraph.text.candidates import Proposer, proposer_from_config
@@ -253,6 +253,8 @@ def verify_export(
 
     Raises:
         InputFileError: the file is unreadable or not an export.
+        InvalidInputError: ``expect_head`` is no head a log can have
+            (:func:`~stategraph.store.revlog.check_head`).
         LogIntegrityError: the chain does not verify (naming every break), the file does not
             start at entry 1 and ``partial`` is not given, or it does not reach
             ``expect_head`` (which for a partial export must not lie before its first line).
@@ -260,6 +262,8 @@ def verify_export(
         ReplayUnavailableError: an entry's configuration cannot be rebuilt here.
     """
     name = str(path)
+    if expect_head is not None:
+        expect_head = check_head(expect_head)  # before anything is read: no head is below 0
     first = next(read_export(path), None)
     start = (0, GENESIS)
     if first is not None and first.seq != 1:
@@ -335,6 +339,7 @@ class _AsLogged:
         # calls logged under an earlier prompt version are found under that version's keys
         versions = {call.prompt_version for call in calls}
         version = versions.pop() if len(versions) == 1 else PROMPT_VERSION
+        self.prompt_version = version  # and asked as they were: edge by edge before v3
         self._replay = ReplayJudge(calls, name=name, model=model, prompt_version=version)
         self._made: dict[str, JudgeCall] = {}
         for call in calls:

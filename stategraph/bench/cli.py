@@ -151,7 +151,7 @@ def render_table(result: BenchResult) -> str:
     unneeded questions per change, with the question precision."""
     head = ["system", "P", "R", "F1", *(f"F1@{b}" for b in DEPTH_BUCKETS)]
     head += ["collat", "resid", "silent", "flag", "unneed/ch", "qprec", "flagHN", "cons", "err"]
-    head += ["calls/case", "cand/st", "logic%"]
+    head += ["calls/case", "tok/case", "cand/st", "logic%"]
     lines = _columns([head] + [_row(n, s) for n, s in result.scores.items()])
     groups = [
         [name, key, *_group_row(g)]
@@ -194,6 +194,7 @@ def _row(name: str, s: SystemScore) -> list[str]:
         f"{s.consequence_accuracy:.2f}",
         str(s.errors),
         f"{s.judge_calls_per_case:.2f}" if s.cost else "-",
+        f"{s.judge_tokens_per_case:.0f}" if s.cost else "-",
         f"{s.candidates_per_derived:.2f}" if s.cost else "-",
         "-" if s.logic_share is None else f"{100 * s.logic_share:.0f}",
     ]

@@ -91,8 +91,10 @@ def prediction_from(report: Report, memory: Memory | None = None) -> Prediction:
             )
             for s in derived
         ]
+        made = [c for c in calls if not c.cached]
         stats = {
-            "judge_calls": sum(1 for c in calls if not c.cached),
+            "judge_calls": sum(c.attempts for c in made),
+            "judge_tokens": sum(c.tokens for c in made),
             "edges": counts["considered"],
             "edges_logic": counts["logic"],
             "edges_judge": counts["judge"],

@@ -10,14 +10,23 @@ It is a ceiling, never a result, and every report labels it so.
 A "still holds" answer must cite support like any judge's; the oracle cites the first of the
 holding memories offered (it knows no better), and when none is offered its answer is
 rejected by the basis check like any other unsupported "still holds".
+
+Its questions go several to a request exactly as a model judge's do
+(:func:`~stategraph.judge.batch.ask_in_requests`), and each request records the tokens its
+prompt and reply would cost (estimated as the judges estimate a prompt before sending it), so
+``stategraph bench`` reports the requests and tokens a model judge would spend per change.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from stategraph.bench.cases import Case
-from stategraph.judge.base import JudgeAnswer, JudgeCall, Question, question_key
+from stategraph.judge.base import JudgeAnswer, JudgeCall, Question
+from stategraph.judge.batch import Sent, ask_in_requests
+from stategraph.judge.limits import estimate_tokens
+from stategraph.judge.prompt import messages_for_batch
 
 __all__ = ["GoldJudge"]
 
@@ -37,26 +46,25 @@ class GoldJudge:
         self._depends = set(case.expect.invalidated) | set(case.expect.needs_confirmation)
 
     def ask(self, questions: Sequence[Question]) -> list[JudgeCall]:
-        """One gold answer per question."""
-        return [self._answer(q) for q in questions]
+        """One gold answer per question, several questions to a request."""
+        return ask_in_requests(questions, self._send, judge=self.name, model=self.model)
 
-    def _answer(self, q: Question) -> JudgeCall:
+    def _send(self, questions: Sequence[Question]) -> Sent:
+        answers = {q.head.id: self._answer(q) for q in questions}
+        reply = {"answers": [{"head": h, **a.model_dump(mode="json")} for h, a in answers.items()]}
+        return Sent(
+            answers=answers,
+            attempts=1,
+            prompt_tokens=estimate_tokens(messages_for_batch(questions)),
+            completion_tokens=estimate_tokens([{"content": json.dumps(reply, ensure_ascii=False)}]),
+        )
+
+    def _answer(self, q: Question) -> JudgeAnswer:
         if q.head.id in self._depends:
-            answer = JudgeAnswer(
+            return JudgeAnswer(
                 still_holds=False, reason=f"gold of {self.case_id}: {q.head.id} must go"
             )
-        else:
-            support = (q.holding[0].id,) if q.holding else ()
-            answer = JudgeAnswer(
-                still_holds=True,
-                support=support,
-                reason=f"gold of {self.case_id}: {q.head.id} stays",
-            )
-        return JudgeCall(
-            key=question_key(q, self.model),
-            question=q,
-            judge=self.name,
-            model=self.model,
-            answer=answer,
-            attempts=1,
+        support = (q.holding[0].id,) if q.holding else ()
+        return JudgeAnswer(
+            still_holds=True, support=support, reason=f"gold of {self.case_id}: {q.head.id} stays"
         )

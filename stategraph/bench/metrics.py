@@ -211,7 +211,8 @@ class SystemScore:
 
     @property
     def judge_calls_per_case(self) -> float:
-        """Questions the model answered per case (0 for systems without a judge)."""
+        """Requests sent to the judge per case, retries included (0 for systems without a
+        judge)."""
         return self.cost.get("judge_calls", 0) / self.cases if self.cases else 0.0
 
     @property
@@ -224,6 +225,11 @@ class SystemScore:
         """The share of flags that are needed (1.0 when nothing was flagged)."""
         flags = self.needed + self.unneeded
         return self.needed / flags if flags else 1.0
+
+    @property
+    def judge_tokens_per_case(self) -> float:
+        """Tokens the judge's requests cost per case (the gold oracle's are estimated)."""
+        return self.cost.get("judge_tokens", 0) / self.cases if self.cases else 0.0
 
     @property
     def candidates_per_derived(self) -> float:
@@ -265,6 +271,7 @@ class SystemScore:
             "by_group": {k: self.by_group[k].to_dict() for k in sorted(self.by_group)},
             "cost": dict(sorted(self.cost.items())),
             "judge_calls_per_case": round(self.judge_calls_per_case, 4),
+            "judge_tokens_per_case": round(self.judge_tokens_per_case, 1),
             "candidates_per_derived": round(self.candidates_per_derived, 4),
             "logic_share": None if self.logic_share is None else round(self.logic_share, 4),
             "consequence_accuracy": round(self.consequence_accuracy, 4),

@@ -7,17 +7,19 @@ fall), silent misses, collateral and errors (must not grow). The development spl
 (:func:`~stategraph.bench.similarity.is_dev`) is left out: tuning happens there.
 
 Each cell records the cases it was measured on, and a fresh run is compared cell by cell on
-those very cases, so adding cases never lowers the bar: new cases join a cell when the
-figures are next recorded (the tool says how many each cell gained; the cell's figures then
-cover them too, so a batch of hard blind cases can show a lower F1 there without anything
-having got worse on the cases recorded before). One command records them::
+those very cases: what got worse on them is a regression. New cases join a cell when the
+figures are next recorded (the tool says how many each cell gained), and the cell's figures
+then cover them too; if that lowers them (a batch of hard cases), it is recorded only as a
+lowering, like any other, whether or not the cases recorded before got worse: a cell's
+figures never fall in the file without a note saying why. One command records them::
 
     python -m stategraph.bench.regression --write
 
-It refuses (exit 1, naming every figure) to record a figure below the one recorded, or to
-drop a recorded case, unless forced with ``--force --note "why"``, which keeps the note and
-the lowered figures in the file (``lowered``) for everyone to see. Without ``--write`` it
-prints the current figures and what got worse, and writes nothing.
+It refuses (exit 1, naming every figure) to record a figure below the one recorded, on the
+cell's recorded cases or on its cases now, or to drop a recorded case, unless forced with
+``--force --note "why"``, which keeps the note and the lowered figures in the file
+(``lowered``) for everyone to see. Without ``--write`` it prints the current figures and
+what got worse, and writes nothing.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ __all__ = [
     "current_figures",
     "group_of",
     "held_out",
+    "lowered_by_new_cases",
     "recorded_figures",
     "regressions",
     "write_baseline",
@@ -192,6 +195,37 @@ def compare(
     return sorted(missing) + regressions({"systems": _cells(run, wanted)}, recorded)
 
 
+def lowered_by_new_cases(figs: Mapping[str, Any], recorded: Mapping[str, Any]) -> list[str]:
+    """The recorded figures that ``figs`` (the figures as they would be recorded now, each
+    cell over its cases now) would lower, each said with how many cases its cell gained: a
+    cell whose new cases pull its F1 down lowers the recorded figure as surely as a
+    regression does (:func:`compare` looks only at the cases recorded before)."""
+    out = []
+    for line in regressions(figs, recorded):
+        where, _, rest = line.partition(": ")
+        if rest == "not measured":  # a cell no longer scored: compare names its cases
+            continue
+        name, cell = where.split(" ")[:2]
+        group, track = cell.split("/")
+        now = figs["systems"][name][group][track]["cases"]
+        then = recorded["systems"][name][group][track]["cases"]
+        gained = len(set(now) - set(then))
+        out.append(f"{line} (over its cases now: {gained} new, {len(now)} in all)")
+    return out
+
+
+def _worse(
+    recorded: Mapping[str, Any], figs: Mapping[str, Any], run: Run, cases: Iterable[Case] | None
+) -> list[str]:
+    """Everything that keeps ``figs`` from being recorded over ``recorded`` without a note:
+    :func:`compare`'s lines, then :func:`lowered_by_new_cases`' for the figures it did not
+    name."""
+    worse = compare(recorded, cases, run)
+    named = {line.split(": ")[0] for line in worse}
+    grown = lowered_by_new_cases(figs, recorded)
+    return worse + [line for line in grown if line.split(": ")[0] not in named]
+
+
 def write_baseline(
     path: Path, *, force: bool = False, note: str | None = None, cases: Iterable[Case] | None = None
 ) -> tuple[dict[str, Any], list[str]]:
@@ -209,8 +243,8 @@ def write_baseline(
     cs = list(cases) if cases is not None else None
     run = _run(held_out(cs))
     old = recorded_figures(path) if path.exists() else None
-    worse = compare(old, cs, run) if old is not None and old.get("version") == VERSION else []
     figs = _figures(run)
+    worse = _worse(old, figs, run, cs) if old is not None and old.get("version") == VERSION else []
     lowered = list(old.get("lowered", [])) if old is not None else []
     if worse and not force:
         return figs, worse
@@ -277,7 +311,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         run = _run(held_out())
         figs = _figures(run)
-        for line in compare(recorded_figures(args.baseline), run=run):
+        for line in _worse(recorded_figures(args.baseline), figs, run, None):
             print(f"worse: {line}", file=sys.stderr)
     print(json.dumps(figs, indent=2, sort_keys=True))
     return 0

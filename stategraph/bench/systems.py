@@ -37,7 +37,9 @@ class Prediction:
         restored: states it says hold again (only systems that reason about ``unless`` say so).
         error: set when the system failed on this case (the prediction is then empty).
         stats: what it cost, for systems that report it (stategraph): ``judge_calls``
-            (questions the model answered for the change), ``edges`` (candidate edges the
+            (requests sent to the judge for the change, retries included; one request may
+            ask about several memories), ``judge_tokens`` (what they cost, as reported or,
+            for the gold oracle, estimated), ``edges`` (candidate edges the
             change put in question), ``edges_logic`` / ``edges_judge`` / ``edges_flagged``
             (who settled them), ``derived`` (derived memories), ``candidates`` (candidate
             premises they were given in all) and ``max_candidates`` (the most any one got).

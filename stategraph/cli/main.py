@@ -21,6 +21,7 @@ import sys
 import time
 import traceback
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -244,6 +245,46 @@ def _open(args: argparse.Namespace, create: bool = False) -> Memory:
     except BaseException:
         store.close()
         raise
+
+
+@contextmanager
+def _no_new_store_left(args: argparse.Namespace) -> Iterator[None]:
+    """A command that fails leaves no store file it made: a SQLite store that was not there
+    before the command and holds nothing after it (its write rolled back) is removed, with its
+    write-ahead log. So ``import`` with a refused line, or ``add`` of a kind no policy knows,
+    leaves the path as it found it, whatever the step that refused (a file read as it is
+    loaded cannot be checked whole before the store is made)."""
+    store = getattr(args, "store", None)
+    path = Path(store) if isinstance(store, str) and "://" not in store else None
+    if path is None or path.exists():
+        yield
+        return
+    try:
+        yield
+    except BaseException:
+        _remove_if_empty(path)
+        raise
+
+
+def _remove_if_empty(path: Path) -> None:
+    """Remove a store file that holds no revision and no state (and its ``-wal``, ``-shm``)."""
+    try:
+        if not path.is_file():
+            return
+        if path.stat().st_size:
+            conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                found = conn.execute(
+                    "SELECT (SELECT count(*) FROM revisions) + (SELECT count(*) FROM states)"
+                ).fetchone()
+            finally:
+                conn.close()
+            if found != (0,):
+                return
+        for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+            leftover.unlink(missing_ok=True)
+    except (OSError, sqlite3.Error):  # not a store this command made, or gone: leave it
+        return
 
 
 def _judge() -> Any:
@@ -937,7 +978,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             command = next((a for a in argv if not a.startswith("-")), None)
             args = build_parser(command, listing=command is None).parse_args(argv)
             debug = bool(args.debug)
-            code = int(args.func(args))
+            with _no_new_store_left(args):
+                code = int(args.func(args))
             sys.stdout.flush()  # a closed pipe shows here, not at exit, where it cannot be caught
             return code
         except BrokenPipeError:

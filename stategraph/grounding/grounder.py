@@ -11,9 +11,11 @@ import functools
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
+from stategraph.errors import InvalidInputError
 from stategraph.grounding.errors import GroundingError
 from stategraph.grounding.language import Lang, detect_language
 from stategraph.grounding.result import Grounding
+from stategraph.model import check_text
 
 __all__ = [
     "DEFAULT_GROUNDER",
@@ -146,5 +148,11 @@ def ground(
 
     Raises:
         GroundingError: for an unknown language or grounder name.
+        InvalidInputError: the text is no Unicode (a lone surrogate: on the command line, an
+            argument that was not UTF-8).
     """
+    try:
+        check_text(text)
+    except ValueError as exc:
+        raise InvalidInputError("text", [("text", str(exc))]) from None
     return get_grounder(grounder).ground(text, lang=lang, reference_year=reference_year)

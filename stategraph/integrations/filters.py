@@ -120,9 +120,8 @@ def _operator(value: Any, op: str, arg: Any) -> bool:
         return bool(value == arg)
     if op == "$ne":
         return bool(value != arg)
-    try:
-        left, right = float(value), float(arg)
-    except (TypeError, ValueError):
+    left, right = _number(value), _number(arg)
+    if left is None or right is None:
         return False  # a field that is no number is not greater or smaller than one
     if op == "$gt":
         return left > right
@@ -131,6 +130,18 @@ def _operator(value: Any, op: str, arg: Any) -> bool:
     if op == "$lt":
         return left < right
     return left <= right
+
+
+def _number(value: Any) -> int | float | None:
+    """A number to compare, or None. Numbers are compared as they are (Python compares an int
+    with a float exactly: ``10**400 > 1.5``, where ``float(10**400)`` overflowed), anything
+    else as ``float`` reads it (``"2.5"``)."""
+    if isinstance(value, int | float):
+        return value
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
 
 
 def namespace_matches(match_type: str, path: Sequence[str], namespace: tuple[str, ...]) -> bool:

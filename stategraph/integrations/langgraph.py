@@ -21,7 +21,11 @@ LangGraph's own stores, with what only stategraph does:
 - ``get`` returns the key's current memory whatever its status (a to-do whose reason went
   away comes back with ``status: invalidated``); a deleted key returns None.
 - :meth:`StategraphStore.confirm` and :meth:`StategraphStore.reject` record the user's
-  answer to an ``ask_first``.
+  answer to an ``ask_first``; :func:`~stategraph.integrations.ask_first.ask_user_first` asks
+  the user inside a graph node, through ``interrupt()``, and records the answers.
+- The agent's chat model can be the judge of what logic leaves undecided:
+  ``from_url(..., judge=ChatModelJudge(model))``
+  (:class:`~stategraph.integrations.chat_model.ChatModelJudge`).
 
 Namespaces are id prefixes in one memory (:mod:`stategraph.integrations.ids`): the key
 ``"move"`` in ``("memories", "u1")`` is the state ``memories/u1/move``, and its replacement
@@ -89,7 +93,6 @@ _META = "langgraph"
 """The key of a state's metadata that keeps what the store needs to give the item back."""
 
 _PAGE = 500
-_PROBE = 16
 
 
 class ThreadError(StategraphError, RuntimeError):
@@ -337,25 +340,14 @@ class StategraphStore(BaseStore):
         self, mem: Memory, namespace: tuple[str, ...], key: str
     ) -> tuple[int, str, State, bool, Truth] | None:
         """The key's latest version: (version, id, state, active, truth), or None if the key
-        was never written."""
-        store = mem.store
-        last = 0
-        start = 1
-        while True:
-            probe = {state_id(namespace, key, v): v for v in range(start, start + _PROBE)}
-            found = store.present(probe)  # type: ignore[attr-defined]
-            if not found:
-                break
-            last = max(probe[sid] for sid in found)
-            if last < start + _PROBE - 1:
-                break
-            start += _PROBE
-        if last == 0:
-            return None
-        sid = state_id(namespace, key, last)
-        row = store.state(sid)
-        assert row is not None
-        return (last, sid, *row)
+        was never written. Found in one query, whatever the number of versions (the versions
+        of a key are numbered from 1 without a gap: :meth:`SQLiteStore.last_numbered
+        <stategraph.store.SQLiteStore.last_numbered>`), then read."""
+        first = state_id(namespace, key)
+        version: int = mem.store.last_numbered(first + "#")  # type: ignore[attr-defined]
+        sid = first if version == 1 else state_id(namespace, key, version)
+        row = mem.store.state(sid)
+        return None if row is None else (version, sid, *row)
 
     def _must(self, mem: Memory, namespace: tuple[str, ...], key: str) -> str:
         found = self._current(mem, namespace, key)

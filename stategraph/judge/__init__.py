@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from stategraph.judge.base import (
     PROMPT_VERSION,
+    Changed,
     Judge,
     JudgeAnswer,
     JudgeCall,
@@ -17,8 +18,9 @@ from stategraph.judge.base import (
     Quote,
     question_key,
 )
-from stategraph.judge.parse import parse_answer
-from stategraph.judge.prompt import RESPONSE_SCHEMA, messages_for
+from stategraph.judge.chat import ChatFailure, ChatJudge, ChatReply
+from stategraph.judge.parse import parse_answer, parse_answers
+from stategraph.judge.prompt import RESPONSE_SCHEMA, messages_for, messages_for_batch
 from stategraph.judge.replay import ReplayJudge
 
 if TYPE_CHECKING:
@@ -27,6 +29,10 @@ if TYPE_CHECKING:
 __all__ = [
     "PROMPT_VERSION",
     "RESPONSE_SCHEMA",
+    "Changed",
+    "ChatFailure",
+    "ChatJudge",
+    "ChatReply",
     "Judge",
     "JudgeAnswer",
     "JudgeCall",
@@ -35,7 +41,9 @@ __all__ = [
     "Quote",
     "ReplayJudge",
     "messages_for",
+    "messages_for_batch",
     "parse_answer",
+    "parse_answers",
     "question_key",
 ]
 

@@ -1,10 +1,11 @@
 """What a counterfactual judge is asked, what it answers, and the interface every judge meets.
 
 Logic settles most candidate edges; what it cannot settle goes to a judge as one
-:class:`Question` per edge: "this premise no longer holds; does this state still hold?". The
-memories a question carries are quoted *data*: a judge is told never to follow instructions
-found in them, and whatever it answers is checked by the engine afterwards
-(:mod:`stategraph.judge.settle`), so a judge can only ever settle the edge it was asked about.
+:class:`Question` per derived memory: "these memories it may rest on changed; does it still
+hold?", covering every open candidate edge of that memory at once. The memories a question
+carries are quoted *data*: a judge is told never to follow instructions found in them, and
+whatever it answers is checked by the engine afterwards (:mod:`stategraph.judge.settle`), so a
+judge can only ever settle the edges it was asked about.
 
 A judge is anything with a versioned ``name``, a ``model`` and an ``ask`` method
 (:class:`Judge`): the OpenAI-compatible client, the benchmark's gold oracle, a replay of
@@ -24,7 +25,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "MAX_QUOTE_CHARS",
+    "PER_EDGE_VERSIONS",
     "PROMPT_VERSION",
+    "Changed",
     "Judge",
     "JudgeAnswer",
     "JudgeCall",
@@ -34,10 +37,15 @@ __all__ = [
     "question_key",
 ]
 
-PROMPT_VERSION = "counterfactual.v2"
+PROMPT_VERSION = "counterfactual.v3"
 """The version of the question and its prompt; part of every cache key, so answers given to
 another wording are never reused. (v2: memory texts are cut at :data:`MAX_QUOTE_CHARS`, and
-the prompt says so.)"""
+the prompt says so. v3: one question per derived memory, covering all its changed
+candidates, and several questions to a request, each memory quoted once.)"""
+
+PER_EDGE_VERSIONS = frozenset({"counterfactual.v1", "counterfactual.v2"})
+"""The prompt versions that asked one question per candidate edge: a revision logged under
+one of them is asked edge by edge again when it is replayed."""
 
 MAX_QUOTE_CHARS = 2000
 """The most of one memory's text a question quotes: one huge memory can neither fill a prompt
@@ -66,31 +74,62 @@ class Quote(BaseModel):
     text: str
 
 
+ChangeKind = Literal["retracted", "superseded", "no_longer_holds", "asserted"]
+"""How a memory in a question changed: ``retracted``, ``superseded`` (by a replacement),
+``no_longer_holds`` (it lost its own support), or ``asserted`` (it is new)."""
+
+
+class Changed(BaseModel):
+    """One memory a question's head may rest on (or be defeated by), and how it changed."""
+
+    model_config = _FROZEN
+
+    memory: Quote
+    change: ChangeKind
+    replacement: Quote | None = None
+
+
+def _empty(value: tuple[Changed, ...]) -> bool:
+    return not value
+
+
 class Question(BaseModel):
-    """One undecided candidate edge: ``premise`` changed; does ``head`` still hold?
+    """One derived memory in question: memories it may rest on changed; does it still hold?
 
     Two situations are asked the same way. Usually ``premise`` is a candidate premise of the
     head that stopped holding. With ``premise_change="asserted"`` it is a fact the change
     just asserted that may defeat the head (a *candidate blocker*): does the head still hold
-    now that it holds?
+    now that it holds? A question covers every open candidate of its head: the first is
+    ``premise``, the others are in ``also`` (:attr:`changed` lists them all).
 
     Attributes:
         head: the derived memory in question.
-        premise: the candidate premise that stopped holding, or the asserted fact.
+        premise: the (first) candidate premise that stopped holding, or the asserted fact.
         premise_change: how it changed: ``retracted``, ``superseded`` (see ``replacement``),
             ``no_longer_holds`` (it lost its own support), or ``asserted`` (it is new).
         replacement: for ``superseded``, the memory that replaced the premise.
         holding: memories that still hold and were not moved by the change (or that the
             change asserted): the only ids a "still holds" answer may cite as support.
+        also: the head's other changed candidates, after ``premise`` (left out of the JSON
+            when empty, so a question of one edge keeps the form and key it always had).
     """
 
     model_config = _FROZEN
 
     head: Quote
     premise: Quote
-    premise_change: Literal["retracted", "superseded", "no_longer_holds", "asserted"]
+    premise_change: ChangeKind
     replacement: Quote | None = None
     holding: tuple[Quote, ...] = ()
+    also: tuple[Changed, ...] = Field(default=(), exclude_if=_empty)
+
+    @property
+    def changed(self) -> tuple[Changed, ...]:
+        """Every changed memory the question covers, ``premise`` first."""
+        first = Changed(
+            memory=self.premise, change=self.premise_change, replacement=self.replacement
+        )
+        return (first, *self.also)
 
 
 def question_key(question: Question, model: str, prompt_version: str = PROMPT_VERSION) -> str:
@@ -128,6 +167,10 @@ class JudgeAnswer(BaseModel):
 class JudgeCall(BaseModel):
     """One question put to a judge and what came of it: the log's record of the call.
 
+    A judge may send several questions in one request (:mod:`stategraph.judge.batch`). The
+    request's cost (attempts, tokens, latency) is then recorded on the call of its first
+    question, and the others record none, so that sums over calls count each request once.
+
     Attributes:
         key: :func:`question_key` of the question for this judge's model.
         question: what was asked.
@@ -136,7 +179,8 @@ class JudgeCall(BaseModel):
         prompt_version: the prompt the question was sent with.
         answer: the parsed answer, or None when there is none (see ``error``).
         error: why there is no answer (timeout, refusal, malformed JSON, budget, ...).
-        attempts: requests made (retries included); 0 for an answer served from a cache.
+        attempts: requests made (retries included); 0 for an answer served from a cache, or
+            one sent in a request whose cost another call records.
         prompt_tokens: tokens sent, as the server reported them (0 if it did not).
         completion_tokens: tokens received, likewise.
         latency_ms: wall time of all attempts.
@@ -181,7 +225,12 @@ class Judge(Protocol):
 
         A judge never raises for a failed or malformed answer: it returns a call with
         ``answer=None`` and the ``error``, and the edge stays undecided. It may answer the
-        questions concurrently (bounded), and must not ask the model twice for questions
-        with the same key in one batch.
+        questions concurrently (bounded), or several in one request, and must not ask the
+        model twice for questions with the same key in one batch.
+
+        A judge may also say which prompt version it asks with (a ``prompt_version``
+        attribute; :data:`PROMPT_VERSION` when it has none): under one of
+        :data:`PER_EDGE_VERSIONS` it is asked one question per edge, as logs written under
+        them were.
         """
         ...

@@ -1,13 +1,15 @@
 """The counterfactual judge over any OpenAI-compatible chat-completions endpoint.
 
-One request per question, through the official ``openai`` SDK, so the same code talks to
-OpenAI, vLLM, Ollama and llama.cpp's server. The answer format is asked for as a JSON schema;
+Questions go several to a request (:mod:`stategraph.judge.batch`), through the official
+``openai`` SDK, so the same code talks to OpenAI, vLLM, Ollama and llama.cpp's server. The
+answer format is asked for as a JSON schema;
 a server that rejects that (HTTP 400/422) is asked again with ``json_object`` and then with no
 format at all, and the first one it accepts is remembered for the rest of the judge's life.
 Whatever comes back is parsed strictly (:func:`~stategraph.judge.parse.parse_answer`).
 
 The judge never raises out of :meth:`OpenAIJudge.ask`: a question whose request or answer
-fails becomes a :class:`~stategraph.judge.base.JudgeCall` with ``answer=None`` and ``error``
+fails (or whose answer the reply leaves out) becomes a
+:class:`~stategraph.judge.base.JudgeCall` with ``answer=None`` and ``error``
 saying why, and the engine leaves that edge undecided. Errors start with a fixed word so that
 callers can sort them without parsing prose: ``timeout``, ``connection``, ``rate_limited``,
 ``server_error`` (all retried first), ``http_error``, ``refused``, ``truncated``,
@@ -32,7 +34,6 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -41,17 +42,11 @@ from openai import OpenAI
 from openai.types.chat import ChatCompletion
 
 from stategraph.errors import JudgeConfigError, MalformedAnswerError
-from stategraph.judge.base import (
-    PROMPT_VERSION,
-    JudgeAnswer,
-    JudgeCall,
-    Question,
-    Quote,
-    question_key,
-)
-from stategraph.judge.limits import Allowance, current_allowance, estimate_tokens
-from stategraph.judge.parse import parse_answer
-from stategraph.judge.prompt import RESPONSE_SCHEMA, messages_for
+from stategraph.judge.base import PROMPT_VERSION, JudgeAnswer, Question, Quote
+from stategraph.judge.batch import MAX_PROMPT_TOKENS, MAX_QUESTIONS, BatchingJudge, Sent
+from stategraph.judge.limits import Allowance, estimate_tokens
+from stategraph.judge.parse import parse_answers
+from stategraph.judge.prompt import messages_for, messages_for_batch, response_schema
 from stategraph.judge.retry import RetryPolicy, retry_after_seconds
 from stategraph.judge.wire import (
     CompressedAnswer,
@@ -131,7 +126,7 @@ def _status_error(exc: openai.APIStatusError) -> str:
     return f"HTTP {exc.status_code}: {message}"[:300]
 
 
-class OpenAIJudge:
+class OpenAIJudge(BatchingJudge):
     """A :class:`~stategraph.judge.base.Judge` over an OpenAI-compatible endpoint.
 
     The defaults suit chat models on OpenAI, vLLM, Ollama and llama.cpp. OpenAI's reasoning
@@ -158,10 +153,13 @@ class OpenAIJudge:
             ``max_backoff``).
         max_backoff: the longest backoff wait.
         max_retry_after: the longest ``retry-after`` honoured; longer requests are cut.
-        concurrency: questions of one batch in flight at once.
+        concurrency: requests of one batch in flight at once.
+        max_questions: the most questions one request asks (:mod:`stategraph.judge.batch`).
+        max_prompt_tokens: the largest prompt (estimated tokens) a request is filled to.
         max_response_bytes: the most one answer may send (status line and headers
             included); past it the request fails with ``too_large``.
-        max_tokens: the cap on the answer's length (an answer cut by it is ``truncated``);
+        max_tokens: the cap on the answer's length per question asked (a request of n
+            questions is capped at n times this; an answer cut by it is ``truncated``);
             None sends no cap.
         temperature: sampling temperature; 0 so that the same question gets the same answer.
             None sends none (for models that accept only their default).
@@ -192,6 +190,8 @@ class OpenAIJudge:
         max_backoff: float = 8.0,
         max_retry_after: float = 30.0,
         concurrency: int = 4,
+        max_questions: int = MAX_QUESTIONS,
+        max_prompt_tokens: int = MAX_PROMPT_TOKENS,
         max_response_bytes: int = 1 << 20,
         max_tokens: int | None = 512,
         temperature: float | None = 0.0,
@@ -202,6 +202,8 @@ class OpenAIJudge:
         self.model = model
         self.prompt_version = prompt_version
         self.concurrency = concurrency
+        self.max_questions = max_questions
+        self.max_prompt_tokens = max_prompt_tokens
         self.max_response_bytes = max_response_bytes
         self.max_tokens = max_tokens
         self.temperature = temperature
@@ -264,46 +266,6 @@ class OpenAIJudge:
         """The format the next question will be asked with (it only ever steps down)."""
         return self._format
 
-    def ask(self, questions: Sequence[Question]) -> list[JudgeCall]:
-        """Answer each question; one call per question, in the same order.
-
-        Questions with the same key are asked once; the later ones get a copy of the call
-        marked ``cached`` with no attempts, tokens or latency of its own, so that the sums
-        over a batch count each request once. Never raises for a failed question.
-
-        Inside :func:`~stategraph.judge.limits.spending` every request takes from that
-        allowance first; a question it cannot pay for gets a ``budget`` or ``deadline`` error.
-        """
-        keys = [question_key(q, self.model, self.prompt_version) for q in questions]
-        unique = dict(zip(keys, questions, strict=True))
-        allowance = current_allowance()
-        workers = max(1, min(self.concurrency, len(unique)))
-        if workers == 1:
-            answered = {key: self._call(key, q, allowance) for key, q in unique.items()}
-        else:
-            with ThreadPoolExecutor(workers, thread_name_prefix="stategraph-judge") as pool:
-                futures = {
-                    key: pool.submit(self._call, key, q, allowance) for key, q in unique.items()
-                }
-                answered = {key: future.result() for key, future in futures.items()}
-        calls: list[JudgeCall] = []
-        seen: set[str] = set()
-        for key in keys:
-            call = answered[key]
-            if key in seen:
-                call = call.model_copy(
-                    update={
-                        "cached": True,
-                        "attempts": 0,
-                        "prompt_tokens": 0,
-                        "completion_tokens": 0,
-                        "latency_ms": 0.0,
-                    }
-                )
-            seen.add(key)
-            calls.append(call)
-        return calls
-
     def _check(self, timeout: float, connect_timeout: float, both_clients: bool) -> None:
         problems = self.retry.problems()
         if not self.model.strip():
@@ -312,6 +274,8 @@ class OpenAIJudge:
             problems.append(("timeout", "timeout and connect_timeout must be > 0 seconds"))
         if self.concurrency < 1:
             problems.append(("concurrency", "must be >= 1"))
+        if self.max_questions < 1 or self.max_prompt_tokens < 1:
+            problems.append(("max_questions", "max_questions and max_prompt_tokens must be >= 1"))
         if self.max_response_bytes < 1024:
             problems.append(("max_response_bytes", "must be >= 1024"))
         if self.max_tokens is not None and self.max_tokens < 1:
@@ -352,25 +316,25 @@ class OpenAIJudge:
                 ("api_key", "base_url"),
             ) from None
 
-    def _call(self, key: str, question: Question, allowance: Allowance | None) -> JudgeCall:
-        """Ask one question, retrying what can be retried; never raises."""
+    def _send(self, questions: Sequence[Question], allowance: Allowance | None) -> Sent:
+        """Ask one request's questions, retrying what can be retried; never raises."""
         tally = _Tally()
         started = time.perf_counter()
-        answer: JudgeAnswer | None = None
+        answers: dict[str, JudgeAnswer] = {}
         error: str | None = None
         try:
-            answer = self._attempts(question, tally, allowance)
+            messages = messages_for_batch(questions, self.prompt_version)
+            text = self._attempts(messages, len(questions), tally, allowance)
+            heads = [q.head.id for q in questions]
+            answers = parse_answers(text, heads, self.prompt_version)
+        except MalformedAnswerError as exc:
+            error = f"malformed: {exc.problem}"[:300]
         except _Failed as exc:
             error = exc.error
         except Exception as exc:  # a judge failure must never abort a revision
             error = f"unexpected: {type(exc).__name__}: {exc}"[:300]
-        return JudgeCall(
-            key=key,
-            question=question,
-            judge=self.name,
-            model=self.model,
-            prompt_version=self.prompt_version,
-            answer=answer,
+        return Sent(
+            answers=answers,
             error=error,
             attempts=tally.attempts,
             prompt_tokens=tally.prompt_tokens,
@@ -379,11 +343,16 @@ class OpenAIJudge:
         )
 
     def _attempts(
-        self, question: Question, tally: _Tally, allowance: Allowance | None
-    ) -> JudgeAnswer:
-        messages = messages_for(question, self.prompt_version)
+        self,
+        messages: list[dict[str, str]],
+        asked: int,
+        tally: _Tally,
+        allowance: Allowance | None,
+    ) -> str | None:
+        """The text of the first acceptable reply to ``messages`` (``asked`` questions)."""
         estimate = estimate_tokens(messages)
-        reserve = estimate + (self.max_tokens or 0)
+        cap = None if self.max_tokens is None else self.max_tokens * asked
+        reserve = estimate + (cap or 0)
         fmt = self._format
         rejected: str | None = None
         retries = 0
@@ -395,7 +364,7 @@ class OpenAIJudge:
             tally.attempts += 1
             spent = 0
             try:
-                completion = self._request(messages, fmt, allowance)
+                completion = self._request(messages, fmt, cap, allowance)
                 spent = tally.add_usage(completion, estimate)
             except _Rejected as exc:
                 rejected = rejected or exc.error
@@ -422,7 +391,7 @@ class OpenAIJudge:
                     allowance.settle(reserve, spent)
             if rejected is not None:
                 self._step_down(fmt)
-            return self._answer(completion)
+            return self._text(completion)
 
     def _step_down(self, fmt: ResponseFormat) -> None:
         with self._format_lock:
@@ -430,18 +399,23 @@ class OpenAIJudge:
                 self._format = fmt
 
     def _request(
-        self, messages: list[dict[str, str]], fmt: ResponseFormat, allowance: Allowance | None
+        self,
+        messages: list[dict[str, str]],
+        fmt: ResponseFormat,
+        cap: int | None,
+        allowance: Allowance | None,
     ) -> ChatCompletion:
         """One request; raises _Retry, _Rejected or _Failed for what went wrong."""
         params: dict[str, Any] = {"model": self.model, "messages": messages}
         if self.temperature is not None:
             params["temperature"] = self.temperature
-        if self.max_tokens is not None:
-            params["max_tokens"] = self.max_tokens
+        if cap is not None:
+            params["max_tokens"] = cap
         if fmt == "json_schema":
+            schema = response_schema(self.prompt_version)
             params["response_format"] = {
                 "type": "json_schema",
-                "json_schema": {"name": "judge_answer", "schema": RESPONSE_SCHEMA, "strict": True},
+                "json_schema": {"name": "judge_answer", "schema": schema, "strict": True},
             }
         elif fmt == "json_object":
             params["response_format"] = {"type": "json_object"}
@@ -476,7 +450,8 @@ class OpenAIJudge:
             raise _Failed(f"unexpected: the server returned {type(result).__name__}")
         return result
 
-    def _answer(self, completion: ChatCompletion) -> JudgeAnswer:
+    def _text(self, completion: ChatCompletion) -> str | None:
+        """The reply's text, or _Failed when it was refused, filtered or cut."""
         if not completion.choices:
             raise _Failed("malformed: the reply has no choices")
         choice = completion.choices[0]
@@ -488,7 +463,4 @@ class OpenAIJudge:
         if choice.finish_reason == "length":
             used = completion.usage.completion_tokens if completion.usage else "?"
             raise _Failed(f"truncated: finish_reason length after {used} completion tokens")
-        try:
-            return parse_answer(message.content)
-        except MalformedAnswerError as exc:
-            raise _Failed(f"malformed: {exc.problem}"[:300]) from None
+        return message.content

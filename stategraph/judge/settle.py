@@ -1,23 +1,31 @@
-"""The judge inside a revision: what logic left undecided, asked edge by edge, checked, applied.
+"""The judge inside a revision: what logic left undecided, asked memory by memory, checked, applied.
 
 A revision first settles everything logic can (``revise.py``). A derived state left
-undefined because a candidate premise stopped holding is the judge's business: for each such
-edge it gets one :class:`~stategraph.judge.base.Question`, and each answer is checked before
-it counts (the *basis check*):
+undefined because a candidate premise stopped holding is the judge's business: it gets one
+:class:`~stategraph.judge.base.Question` covering all its open edges (every candidate premise
+that stopped holding, and every fact just asserted that may defeat it), and each answer is
+checked before it counts (the *basis check*):
 
-- no answer (timeout, refusal, malformed JSON, budget spent): the edge stays undecided;
-- "does not hold": the premise is confirmed as a dependency of the head (recorded on the
-  candidate justification); logic then settles the head;
+- no answer (timeout, refusal, malformed JSON, budget spent): its edges stay undecided;
+- "does not hold": each premise in question is confirmed as a dependency of the head
+  (recorded on the candidate justification), and each asserted fact in question joins the
+  ``unless`` of its stand-in support; logic then settles the head. A memory that does not
+  hold without its changed premises is taken to need every one of them: it comes back only
+  when they all hold again, the cautious reading of one answer about several;
 - "still holds": accepted only if it names support, and every id it names is one of the
   holding memories the question offered (memories that held before and after the change, or
   that the change asserted, among the head's own premises, the facts the change asserted and
   the head's neighbours by grounded argument or wording; never a memory offered only for
-  being recent). Then the premise is recorded as independent and the support
+  being recent). Then each premise is recorded as independent and the support
   becomes a justification with origin ``judge``. A "still holds" without support is a rubber
   stamp; one that cites anything else (a memory the change moved, one that does not hold, one
-  a memory's text told the model to name) is rejected and the edge stays undecided.
+  a memory's text told the model to name) is rejected and the edges stay undecided.
 
-Answers only ever touch the edge they were asked about, so a judge, whatever it says, cannot
+A judge that asks under a prompt version of one question per edge
+(:data:`~stategraph.judge.base.PER_EDGE_VERSIONS`: a revision logged under one, replayed) is
+asked edge by edge, as it was then.
+
+Answers only ever touch the edges they were asked about, so a judge, whatever it says, cannot
 delete a state logic decided or keep one alive without naming support that holds. Both kinds
 of answer are recorded in the store with their reason, so the next revision reasons over them
 without asking again; every call is logged with the revision, and a cache keyed by model,
@@ -43,7 +51,17 @@ from typing import Protocol
 
 from stategraph.engine.graph import JustKey, SupportGraph
 from stategraph.engine.revise import Revision
-from stategraph.judge.base import Judge, JudgeCall, Question, Quote, clip_text, question_key
+from stategraph.judge.base import (
+    PER_EDGE_VERSIONS,
+    PROMPT_VERSION,
+    Changed,
+    Judge,
+    JudgeCall,
+    Question,
+    Quote,
+    clip_text,
+    question_key,
+)
 from stategraph.judge.limits import Allowance, spending
 from stategraph.model import (
     Change,
@@ -123,14 +141,32 @@ class Settled:
 
 
 @dataclass(frozen=True)
-class _Asked:
-    head: str
+class _Open:
+    """One open edge: a changed memory ``premise`` that ``head`` may rest on (or, for a
+    blocker, be defeated by), and how it changed."""
+
+    head: State
     premise: str
+    how: str
     depth: int
-    question: Question
+    cited: frozenset[str]
+    """The head's own premises: offered as support when they hold."""
     blocker: bool = False
     stand_ins: tuple[Justification, ...] = ()
     """For a blocker: the head's stand-in justifications, which a confirmed blocker joins."""
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """One question: a head and the open edges it covers."""
+
+    head: str
+    premises: tuple[str, ...]
+    depth: int
+    question: Question
+    blockers: frozenset[str] = frozenset()
+    """The premises that are asserted facts (candidate blockers), not candidate premises."""
+    stand_ins: tuple[Justification, ...] = ()
 
 
 def settle(
@@ -167,15 +203,19 @@ def settle(
     judged: dict[str, bool] = {}  # head -> some answer about it was accepted
     spent_calls = spent_tokens = 0
     deadline = None if budget.seconds is None else time.monotonic() + budget.seconds
-    blocking = _blocker_questions(rev, graph, store, proposer, change, list(facts))
+    per_edge = getattr(judge, "prompt_version", PROMPT_VERSION) in PER_EDGE_VERSIONS
+    ctx = _Context(rev, graph, store, proposer, change)
+    blocking = _open_blockers(ctx, store, proposer, list(facts))
     for round_ in range(budget.rounds):
-        asked = blocking if round_ == 0 else []
-        asked += _questions(rev, graph, store, proposer, change)
-        pending = [
-            a
-            for a in asked
-            if (a.head, a.premise) not in outcomes or not outcomes[a.head, a.premise].asked
+        if round_ > 0:
+            ctx = _Context(rev, graph, store, proposer, change)
+        opened = (blocking if round_ == 0 else []) + _open_edges(rev, ctx)
+        unasked = [
+            o
+            for o in opened
+            if (o.head.id, o.premise) not in outcomes or not outcomes[o.head.id, o.premise].asked
         ]
+        pending = _ask(ctx, unasked, per_edge)
         if not pending:
             break
         keys = [question_key(a.question, judge.model) for a in pending]
@@ -191,13 +231,14 @@ def settle(
             if key in cached:
                 answers[i] = cached[key].model_copy(update={"cached": True, "attempts": 0})
             elif slots >= room:
-                outcomes[a.head, a.premise] = EdgeOutcome(
-                    head=a.head,
-                    premise=a.premise,
-                    decided_by=None,
-                    blocker=a.blocker,
-                    note="not asked: the revision's judge budget is spent",
-                )
+                for premise in a.premises:
+                    outcomes[a.head, premise] = EdgeOutcome(
+                        head=a.head,
+                        premise=premise,
+                        decided_by=None,
+                        blocker=premise in a.blockers,
+                        note="not asked: the revision's judge budget is spent",
+                    )
             else:
                 slots += 1
                 if late:
@@ -219,10 +260,11 @@ def settle(
             if call is None:
                 continue
             calls.append(call)
-            outcome, new = _apply(a, call, graph, updated, replaced)
-            outcomes[a.head, a.premise] = outcome
-            if outcome.decided_by is DecidedBy.judge:
-                judged[a.head] = True
+            decided, new = _apply(a, call, graph, updated, replaced)
+            for outcome in decided:
+                outcomes[a.head, outcome.premise] = outcome
+                if outcome.decided_by is DecidedBy.judge:
+                    judged[a.head] = True
             added += new
         if not updated and not added and not replaced:
             break
@@ -230,7 +272,7 @@ def settle(
         rev, graph = solve(change)
         for e in rev.report.edges:
             outcomes.setdefault((e.head, e.premise), e)
-    kinds = {a.head: a.question.head.kind for a in blocking}
+    kinds = {o.head.id: o.head.kind for o in blocking}
     return Settled(_final(rev, outcomes, judged, kinds, depth), calls)
 
 
@@ -264,10 +306,13 @@ class _Context:
         found = self.store.state(sid)
         return found[0] if found is not None else State(id=sid)
 
-    def question(self, head: State, premise: str, cited: Iterable[str], how: str) -> Question:
-        """The question about one edge, offering as support the memories that held before
-        and after the change (or that it asserted) among ``cited`` (the head's own
-        premises) and the head's neighbours by grounded argument or wording.
+    def question(
+        self, head: State, changed: list[tuple[str, str]], cited: Iterable[str]
+    ) -> Question:
+        """The question about a head's open edges (``changed``: each premise and how it
+        changed), offering as support the memories that held before and after the change
+        (or that it asserted) among ``cited`` (the head's own premises) and the head's
+        neighbours by grounded argument or wording.
 
         Never a memory proposed only for being recent *now*: the proposer takes the last
         facts written as candidates of a memory being written (its basis is often the fact
@@ -283,51 +328,82 @@ class _Context:
         def holds_unmoved(sid: str) -> bool:
             return self.value(sid) is TRUE and (sid not in self.moved or sid in self.asserted)
 
-        holding = sorted(s for s in offered - {head.id, premise} if holds_unmoved(s))
-        replacement = self.replaced.get(premise)
+        premises = {premise for premise, _ in changed}
+        holding = sorted(s for s in offered - {head.id} - premises if holds_unmoved(s))
+        first, *also = (self.changed(premise, how) for premise, how in changed)
         return Question(
             head=_quote(head),
-            premise=_quote(self.whole(premise)),
-            premise_change=how,
-            replacement=_quote(replacement) if replacement is not None else None,
+            premise=first.memory,
+            premise_change=first.change,
+            replacement=first.replacement,
             holding=tuple(_quote(self.whole(s)) for s in holding[:_HOLDING]),
+            also=tuple(also),
+        )
+
+    def changed(self, premise: str, how: str) -> Changed:
+        """A changed memory as a question quotes it, with its replacement if it has one."""
+        replacement = self.replaced.get(premise)
+        return Changed.model_validate(
+            {
+                "memory": _quote(self.whole(premise)),
+                "change": how,
+                "replacement": _quote(replacement) if replacement is not None else None,
+            }
         )
 
 
-def _questions(
-    rev: Revision,
-    graph: SupportGraph,
-    store: JudgeStore,
-    proposer: Proposer | None,
-    change: Change,
-) -> list[_Asked]:
+def _open_edges(rev: Revision, ctx: _Context) -> list[_Open]:
     """The edges to ask about now: a head left undefined, a candidate premise now false.
 
     Premises that are themselves undefined wait: they may be settled by this round, and a
     question must say truthfully that the premise no longer holds.
     """
-    ctx = _Context(rev, graph, store, proposer, change)
-    out: list[_Asked] = []
+    out: list[_Open] = []
     for e in rev.report.entries:
         if e.new is not UNDEFINED or e.reason.cause != "unverified_candidate":
             continue
-        justs = graph.justifications_of(e.id)
+        justs = ctx.graph.justifications_of(e.id)
         premises = [p for j in justs if j.origin is Origin.recovered for p in j.candidates()]
         failed = sorted({p for p in premises if ctx.value(p) is FALSE})
         head = ctx.whole(e.id)
-        cited = {
+        cited = frozenset(
             p
             for j in justs
             for p in (*j.premises, *j.unless)
             if j.proposed.get(p) not in UNRELATED_METHODS
-        }
+        )
         for p in failed:
-            how = "retracted" if p in change.retract else "no_longer_holds"
+            how = "retracted" if p in ctx.change.retract else "no_longer_holds"
             if p in ctx.replaced:
                 how = "superseded"
-            out.append(_Asked(e.id, p, e.depth, ctx.question(head, p, cited, how)))
-    out.sort(key=lambda a: (a.depth, a.head, a.premise))
+            out.append(_Open(head, p, how, e.depth, cited))
+    out.sort(key=lambda o: (o.depth, o.head.id, o.premise))
     return out
+
+
+def _ask(ctx: _Context, opened: list[_Open], per_edge: bool) -> list[_Asked]:
+    """The questions about ``opened``: one per head, covering all its open edges, in the
+    order the heads first appear (``per_edge``: one per edge, as prompt versions before
+    :data:`~stategraph.judge.base.PROMPT_VERSION` asked)."""
+    groups: dict[str, list[_Open]] = {}
+    for i, o in enumerate(opened):
+        groups.setdefault(str(i) if per_edge else o.head.id, []).append(o)
+    asked: list[_Asked] = []
+    for group in groups.values():
+        head = group[0].head
+        changed = [(o.premise, o.how) for o in group]
+        cited = frozenset().union(*(o.cited for o in group))
+        asked.append(
+            _Asked(
+                head.id,
+                tuple(o.premise for o in group),
+                min(o.depth for o in group),
+                ctx.question(head, changed, cited),
+                blockers=frozenset(o.premise for o in group if o.blocker),
+                stand_ins=next((o.stand_ins for o in group if o.blocker), ()),
+            )
+        )
+    return asked
 
 
 @dataclass(frozen=True)
@@ -368,26 +444,13 @@ def _blockers(
     return out
 
 
-def _blocker_questions(
-    rev: Revision,
-    graph: SupportGraph,
-    store: JudgeStore,
-    proposer: Proposer | None,
-    change: Change,
-    facts: list[State],
-) -> list[_Asked]:
-    """Each candidate blocker (:func:`_blockers`) asked as "does it still hold now that the
-    fact does?"."""
-    ctx = _Context(rev, graph, store, proposer, change)
+def _open_blockers(
+    ctx: _Context, store: JudgeStore, proposer: Proposer | None, facts: list[State]
+) -> list[_Open]:
+    """Each candidate blocker (:func:`_blockers`) as an open edge: "does it still hold now
+    that the fact does?"."""
     return [
-        _Asked(
-            b.head.id,
-            b.fact,
-            1,
-            ctx.question(b.head, b.fact, b.cited, "asserted"),
-            blocker=True,
-            stand_ins=b.stand_ins,
-        )
+        _Open(b.head, b.fact, "asserted", 1, b.cited, blocker=True, stand_ins=b.stand_ins)
         for b in _blockers(ctx, store, proposer, facts)
     ]
 
@@ -416,23 +479,25 @@ def _apply(
     graph: SupportGraph,
     updated: dict[JustKey, Justification],
     replaced: dict[JustKey, tuple[Justification, Justification]],
-) -> tuple[EdgeOutcome, list[Justification]]:
-    """The basis check, and what an accepted answer records.
+) -> tuple[list[EdgeOutcome], list[Justification]]:
+    """The basis check, and what an accepted answer records: an outcome for each edge the
+    question covered, and the judge's justification when it kept the head on support.
 
-    ``updated`` collects candidate justifications whose premise was checked (same identity),
-    ``replaced`` stand-ins that a confirmed blocker joins (a new identity: the old one goes).
+    ``updated`` collects candidate justifications whose premises were checked (same
+    identity), ``replaced`` stand-ins that confirmed blockers join (a new identity: the old
+    one goes; it carries the checks this answer recorded on it).
     """
 
-    def rejected(note: str) -> tuple[EdgeOutcome, list[Justification]]:
-        outcome = EdgeOutcome(
-            head=a.head,
-            premise=a.premise,
-            decided_by=None,
-            asked=True,
-            blocker=a.blocker,
-            note=note,
-        )
-        return outcome, []
+    def outcomes(**fields: object) -> list[EdgeOutcome]:
+        return [
+            EdgeOutcome.model_validate(
+                {"head": a.head, "premise": p, "blocker": p in a.blockers, **fields}
+            )
+            for p in a.premises
+        ]
+
+    def rejected(note: str) -> tuple[list[EdgeOutcome], list[Justification]]:
+        return outcomes(decided_by=None, asked=True, note=note), []
 
     answer = call.answer
     if answer is None:
@@ -441,6 +506,7 @@ def _apply(
     support = tuple(sorted(set(answer.support)))
     who = f"{call.judge} ({call.model})"
     reason = answer.reason.strip()
+    asked_about = ", ".join(a.premises)
     if answer.still_holds:
         if not support:
             return rejected("rejected: 'still holds' names no support (a rubber stamp)")
@@ -455,52 +521,50 @@ def _apply(
     else:
         support = ()
         check = EdgeCheck.dependency
-        verb = "defeated by" if a.blocker else "depends on"
-        note = f"{who}: {verb} {a.premise}: {reason}"
-    new: list[Justification] = []
-    if a.blocker:
-        if check is EdgeCheck.dependency:
-            for j in a.stand_ins:
-                old, now = replaced.get(j.key, (j, j))
-                replaced[j.key] = (
-                    old,
-                    now.model_copy(
-                        update={
-                            "unless": tuple(sorted({*now.unless, a.premise})),
-                            "notes": {**now.notes, a.premise: note},
-                        }
-                    ),
-                )
-    else:
-        for j in graph.justifications_of(a.head):
-            if j.origin is Origin.recovered and a.premise in j.candidates():
-                j = updated.get(j.key, j)
-                updated[j.key] = j.model_copy(
-                    update={
-                        "checked": {**j.checked, a.premise: check},
-                        "notes": {**j.notes, a.premise: note},
-                    }
-                )
-        if support and graph.justification((a.head, support, ())) is None:
-            new.append(
-                Justification(
-                    head=a.head,
-                    premises=support,
-                    origin=Origin.judge,
-                    notes={"judge": f"{who}, asked about {a.premise}: {reason}"},
-                )
+        verb = "defeated by" if a.blockers == set(a.premises) else "depends on"
+        note = f"{who}: {verb} {asked_about}: {reason}"
+    candidates = [p for p in a.premises if p not in a.blockers]
+    for j in graph.justifications_of(a.head) if candidates else ():
+        checked = [p for p in candidates if j.origin is Origin.recovered and p in j.candidates()]
+        if checked:
+            j = updated.get(j.key, j)
+            updated[j.key] = j.model_copy(
+                update={
+                    "checked": {**j.checked, **dict.fromkeys(checked, check)},
+                    "notes": {**j.notes, **dict.fromkeys(checked, note)},
+                }
             )
-    outcome = EdgeOutcome(
-        head=a.head,
-        premise=a.premise,
-        decided_by=DecidedBy.judge,
-        check=check,
-        support=support,
-        asked=True,
-        blocker=a.blocker,
-        note=note,
+    blockers = sorted(a.blockers)
+    if blockers and check is EdgeCheck.dependency:
+        for j in a.stand_ins:
+            if j.key in replaced:
+                old, now = replaced[j.key]
+            else:  # the checks this answer recorded on it go with it
+                old, now = j, updated.pop(j.key, j)
+            replaced[j.key] = (
+                old,
+                now.model_copy(
+                    update={
+                        "unless": tuple(sorted({*now.unless, *blockers})),
+                        "notes": {**now.notes, **dict.fromkeys(blockers, note)},
+                    }
+                ),
+            )
+    new: list[Justification] = []
+    # a head asked only whether new facts defeat it keeps the stand-ins it stood on
+    if support and candidates and graph.justification((a.head, support, ())) is None:
+        new.append(
+            Justification(
+                head=a.head,
+                premises=support,
+                origin=Origin.judge,
+                notes={"judge": f"{who}, asked about {asked_about}: {reason}"},
+            )
+        )
+    decided = outcomes(
+        decided_by=DecidedBy.judge, check=check, support=support, asked=True, note=note
     )
-    return outcome, new
+    return decided, new
 
 
 def _extend(

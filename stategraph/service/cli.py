@@ -97,10 +97,18 @@ def _announce(store: str, host: str, port: int, path: str = "") -> None:
 def memory_config(args: argparse.Namespace) -> dict[str, Any]:
     """The tenants' memory settings given on the command line, as JSON (handed to
     ``serve``'s worker processes through the environment): ``--rules`` read as the CLI's
-    write commands read it, ``--grounder``, and whether to ask the judge (``--judge``)."""
+    write commands read it, ``--grounder``, which judge to ask (``--judge``) and its
+    deadline (``--judge-seconds``)."""
     rules = args.rules
     packs: str | list[str] | None = rules if rules in (None, "all") else rules.split(",")
-    return {"rules": packs, "grounder": args.grounder, "judge": bool(args.judge)}
+    if args.judge_seconds is not None and not args.judge_seconds > 0:
+        raise ServiceConfigError("--judge-seconds", "must be > 0 seconds")
+    return {
+        "rules": packs,
+        "grounder": args.grounder,
+        "judge": args.judge,
+        "judge_seconds": args.judge_seconds,
+    }
 
 
 def _checked_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -212,9 +220,11 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
     return 0
 
 
-def _common(p: argparse.ArgumentParser, port: int, tokens: str) -> None:
+def _common(
+    p: argparse.ArgumentParser, port: int, tokens: str, judges: tuple[str, ...], judge: str
+) -> None:
     """The options ``serve`` and ``mcp`` share: where the memories are, where to listen, who
-    may reach them."""
+    may reach them, which judge to ask (one of ``judges``, described by ``judge``)."""
     p.add_argument(
         "--store",
         metavar="URL",
@@ -246,9 +256,19 @@ def _common(p: argparse.ArgumentParser, port: int, tokens: str) -> None:
     )
     p.add_argument(
         "--judge",
-        action="store_true",
-        help="ask the judge configured by the environment (STATEGRAPH_JUDGE_MODEL, and "
-        "OPENAI_BASE_URL or OPENAI_API_KEY) about what logic leaves undecided, on every write",
+        nargs="?",
+        const="openai",
+        choices=judges,
+        default=None,
+        help=judge,
+    )
+    p.add_argument(
+        "--judge-seconds",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="with --judge: the wall-clock time one revision may spend asking the judge; "
+        "what is not answered by then goes to confirmation (default 120)",
     )
     p.add_argument(
         "--header-timeout",
@@ -276,7 +296,14 @@ def register(subparsers: Any) -> None:
         description="Serve the HTTP API: each bearer token acts as one tenant. The OpenAPI "
         "schema is at /openapi.json, browsable at /docs.",
     )
-    _common(p, 8080, "the tokens file: token hashes and their tenants")
+    _common(
+        p,
+        8080,
+        "the tokens file: token hashes and their tenants",
+        ("openai",),
+        "ask the judge configured by the environment (STATEGRAPH_JUDGE_MODEL, and "
+        "OPENAI_BASE_URL or OPENAI_API_KEY) about what logic leaves undecided, on every write",
+    )
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     p.add_argument(
         "--add-token",
@@ -322,7 +349,18 @@ def register(subparsers: Any) -> None:
         "explain and list what needs review. Over stdio it serves one tenant (--tenant); over "
         "streamable HTTP (--http) each bearer token of --tokens acts as its tenant.",
     )
-    _common(p, 8081, "with --http: each token acts as its tenant (else --tenant, loopback only)")
+    _common(
+        p,
+        8081,
+        "with --http: each token acts as its tenant (else --tenant, loopback only)",
+        ("openai", "sampling", "auto"),
+        "ask a judge about what logic leaves undecided, on every write: 'openai' (--judge "
+        "alone), the judge the environment configures (STATEGRAPH_JUDGE_MODEL, and "
+        "OPENAI_BASE_URL or OPENAI_API_KEY); 'sampling', the model of the MCP client that "
+        "calls the tool, when it declares sampling (otherwise no judge, and the server logs "
+        "why once); 'auto', the client's model when it declares sampling, else the "
+        "environment's judge when one is configured",
+    )
     p.add_argument(
         "--tenant", default="default", help="the tenant served over stdio (default 'default')"
     )

@@ -23,6 +23,7 @@ on.
 import uuid
 import weakref
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
@@ -38,7 +39,7 @@ from stategraph.errors import StategraphError
 from stategraph.memory import Memory, justifications_for
 from stategraph.model import Change, Justification, Report, State, Supersession, Truth
 from stategraph.review.confirm import PendingReview
-from stategraph.service import mcp_recall, serving
+from stategraph.service import mcp_recall, mcp_sampling, serving
 from stategraph.service.auth import Tokens
 from stategraph.service.errors import UnauthorizedError, public_message
 from stategraph.service.mcp_stdio import MAX_MESSAGE, guarded_stdio
@@ -268,11 +269,14 @@ def build_server(
         assert tenant is not None
         return tenant
 
-    async def run(write: bool, fn: Callable[[Memory], T]) -> T:
+    async def run(write: bool, fn: Callable[[Memory], T], ctx: Context | None = None) -> T:
+        """Run ``fn`` on the caller's tenant; with the tool call's ``ctx``, a revision it
+        starts may ask the client's model (:mod:`stategraph.service.mcp_sampling`)."""
         try:
-            if write:
-                return await runner.write(whose(), fn)
-            return await runner.read(whose(), fn)
+            with mcp_sampling.serving(ctx) if ctx is not None else nullcontext():
+                if write:
+                    return await runner.write(whose(), fn)
+                return await runner.read(whose(), fn)
         except StategraphError as exc:
             raise ToolError(f"{type(exc).__name__}: {public_message(exc)}") from exc
         except ValidationError as exc:
@@ -280,6 +284,7 @@ def build_server(
 
     @server.tool()
     async def remember(
+        ctx: Context,
         id: Annotated[str, Field(min_length=1, description="a new, unique id for this memory")],
         text: Annotated[str, Field(description="the memory in words")],
         kind: Annotated[
@@ -348,10 +353,11 @@ def build_server(
             )
             return Outcome.of(report)
 
-        return await run(True, job)
+        return await run(True, job, ctx)
 
     @server.tool()
     async def revise(
+        ctx: Context,
         retract: Annotated[
             list[str] | None, Field(description="memories that no longer hold")
         ] = None,
@@ -411,7 +417,7 @@ def build_server(
             )
             return Outcome.of(mem.revise(change))
 
-        return await run(True, job)
+        return await run(True, job, ctx)
 
     @server.tool()
     async def explain(

@@ -11,11 +11,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from stategraph.errors import JudgeConfigError
 from stategraph.judge.base import Judge
+from stategraph.judge.settle import JudgeBudget
 from stategraph.memory import Memory
 from stategraph.store.sqlite import SQLiteStore
 
-__all__ = ["MemorySettings", "memory_factory_for"]
+__all__ = ["JUDGES", "MemorySettings", "memory_factory_for"]
+
+JUDGES = ("openai", "sampling", "auto")
+"""What ``--judge`` may name: the judge the environment configures (``openai``), the MCP
+client's model through sampling (``sampling``), or the client's model when it offers sampling
+and else the environment's judge when one is configured (``auto``)."""
 
 
 @dataclass(frozen=True)
@@ -33,33 +40,68 @@ class MemorySettings:
         rules: rule packs (``"all"``, names, or paths); None: the store's own.
         grounder: a registered grounder's name; None: the store's own.
         judge: asked about what logic leaves undecided, on every write; None: no judge.
+        sampling: ask the model of the MCP client a tool call comes from, when the client
+            declared sampling (:mod:`stategraph.service.mcp_sampling`), before ``judge``.
+        judge_budget: what one revision may spend on the judge; None: the default.
     """
 
     rules: Sequence[str] | str | None = None
     grounder: str | None = None
     judge: Judge | None = None
+    sampling: bool = False
+    judge_budget: JudgeBudget | None = None
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> MemorySettings:
         """The settings of ``serve``'s and ``mcp``'s command line as JSON (``rules``,
-        ``grounder``, and ``judge``: true to ask the judge the environment configures,
-        built here, in the process that asks it).
+        ``grounder``; ``judge``: one of :data:`JUDGES`, or true for ``openai``, the judge the
+        environment configures built here, in the process that asks it; ``judge_seconds``:
+        the revision's judge deadline).
 
         Raises:
-            JudgeConfigError: ``judge`` without the judge's environment variables.
+            JudgeConfigError: ``openai`` without the judge's environment variables, or a
+                ``judge`` that is none of :data:`JUDGES`.
         """
+        wanted = config.get("judge") or None
+        wanted = "openai" if wanted is True else wanted
+        if wanted is not None and wanted not in JUDGES:
+            raise JudgeConfigError("--judge", f"must be one of {', '.join(JUDGES)}", ["judge"])
         judge = None
-        if config.get("judge"):
+        if wanted in ("openai", "auto"):
             from stategraph.judge import OpenAIJudge
 
-            judge = OpenAIJudge.from_env()
-        return cls(rules=config.get("rules"), grounder=config.get("grounder"), judge=judge)
+            try:
+                judge = OpenAIJudge.from_env()
+            except JudgeConfigError:
+                if wanted == "openai":
+                    raise
+        seconds = config.get("judge_seconds")
+        return cls(
+            rules=config.get("rules"),
+            grounder=config.get("grounder"),
+            judge=judge,
+            sampling=wanted in ("sampling", "auto"),
+            judge_budget=None if seconds is None else JudgeBudget(seconds=float(seconds)),
+        )
+
+    def judge_now(self) -> Judge | None:
+        """The judge of the write being served: the MCP client's model when ``sampling`` is
+        on and the tool call's client offers it, else ``judge``."""
+        if self.sampling:
+            from stategraph.service.mcp_sampling import client_judge
+
+            fallback = "the configured judge decides" if self.judge else "it goes to confirmation"
+            found = client_judge(fallback)
+            if found is not None:
+                return found
+        return self.judge
 
     def memory(self, store: SQLiteStore, write: bool) -> Memory:
         """The tenant's memory over ``store``; with ``write``, the settings are kept in it."""
+        options: dict[str, Any] = {"judge": self.judge_now(), "judge_budget": self.judge_budget}
         if write:
-            return Memory(store=store, rules=self.rules, grounder=self.grounder, judge=self.judge)
-        return Memory(store=store, judge=self.judge)
+            return Memory(store=store, rules=self.rules, grounder=self.grounder, **options)
+        return Memory(store=store, **options)
 
     def check(self) -> None:
         """Fail now, not at a tenant's first write, on a rule pack or grounder that does not

@@ -14,14 +14,14 @@ It only reads: it has no ``commit``, and nothing in it writes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from stategraph.engine.graph import JustKey, SupportGraph
 from stategraph.errors import AsOfRangeError, InvalidInputError
 from stategraph.model import Entry, Justification, State, Truth
 from stategraph.store import past, review_queue
-from stategraph.store.revlog import LogEntry
+from stategraph.store.revlog import LogEntry, utc
 from stategraph.store.sqlite import (
     _MAX_SEQ,
     SQLiteStore,
@@ -115,10 +115,12 @@ def resolve(store: SQLiteStore, when: AsOf) -> int:
 
 
 def _at(store: SQLiteStore, when: datetime, asked: object, first: int, last: int) -> int:
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    when = when.astimezone(UTC)
-    if when > datetime.now(UTC):
+    try:
+        when = utc(when, "as_of", "as_of")
+    except InvalidInputError:  # past either end of the times a log holds: year 1, or 9999
+        problem = "is in the future" if when.year > 1 else "is before the first revision"
+        raise AsOfRangeError(asked, first, last, f"{when.isoformat()} {problem}") from None
+    if when > store.now():  # by the clock that stamps the log: the database's on PostgreSQL
         raise AsOfRangeError(asked, first, last, f"{when.isoformat()} is in the future")
     # ``at`` is UTC ISO 8601 with microseconds: as text, it sorts as time does
     row = store.conn.execute(_AT_OR_BEFORE, (when.isoformat(timespec="microseconds"),))

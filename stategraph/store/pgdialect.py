@@ -140,6 +140,14 @@ STATEMENTS: dict[str, Statement] = {
     "SELECT id FROM states WHERE id > ? ORDER BY id LIMIT ?": _s(
         "SELECT id FROM states WHERE tenant=%s AND id > %s ORDER BY id LIMIT %s"
     ),
+    "WITH RECURSIVE s(n, step) AS (SELECT 1, 4611686018427387904 UNION ALL "
+    "SELECT CASE WHEN EXISTS (SELECT 1 FROM states WHERE id = ? || (n + step)) "
+    "THEN n + step ELSE n END, step / 2 FROM s WHERE step > 0) SELECT max(n) FROM s": _s(
+        "WITH RECURSIVE s(n, step) AS (SELECT 1::bigint, 4611686018427387904::bigint "
+        "UNION ALL SELECT CASE WHEN EXISTS (SELECT 1 FROM states WHERE tenant=%s AND "
+        "id = %s || (n + step)::text) THEN n + step ELSE n END, step / 2 FROM s "
+        "WHERE step > 0) SELECT max(n) FROM s"
+    ),
     "SELECT id FROM states WHERE id IN ({})": _s(
         "SELECT id FROM states WHERE tenant=%s AND id = ANY(%s)", ids=True
     ),

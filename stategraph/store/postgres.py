@@ -32,6 +32,7 @@ import math
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -280,6 +281,14 @@ class PostgresStore(SQLiteStore):
                 sql, ([p[0] for p in pairs], [p[1] for p in pairs], self.tenant)
             ).fetchall()
         return iter(rows)
+
+    def now(self) -> datetime:
+        """The database's clock (``clock_timestamp()``, read under the tenant's lock): the
+        writers of a tenant may run on several hosts, whose clocks differ, but read this one."""
+        with self._tc.errors():
+            (now,) = self.pg.execute("SELECT clock_timestamp()").fetchall()[0]
+        assert isinstance(now, datetime)  # with its zone: stamp() turns it to UTC
+        return now
 
     @contextmanager
     def _snapshot(self, deep: bool) -> Iterator[None]:

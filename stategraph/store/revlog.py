@@ -33,29 +33,61 @@ import re
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from stategraph.errors import InvalidInputError
 from stategraph.judge.base import JudgeCall
 from stategraph.model import Report
 
 __all__ = [
     "COMPACT_MIN",
+    "EARLIEST",
     "GENESIS",
+    "LATEST",
+    "MAX_SEQ",
     "ZLIB",
     "Break",
     "LogEntry",
     "UnreadableColumn",
     "chain",
+    "check_head",
     "entry",
     "find_breaks",
     "pack",
     "unpack",
+    "utc",
 ]
 
 GENESIS = "0" * 64
 """The ``prev_hash`` of the first entry, and the head of an empty log."""
+
+EARLIEST = datetime.min.replace(tzinfo=UTC)
+LATEST = datetime.max.replace(tzinfo=UTC)
+"""The first and last times a log's ``at`` can hold (it is written in UTC)."""
+
+
+def utc(when: datetime, what: str, field: str) -> datetime:
+    """``when`` in UTC, as a log's ``at`` is written (a time with no zone is taken as UTC).
+
+    Raises:
+        InvalidInputError: about ``what``, naming ``field``, when its UTC falls outside
+            :data:`EARLIEST` to :data:`LATEST` (``0001-01-01T00:00:00+14:00`` is in year 0),
+            with that range.
+    """
+    if when.tzinfo is None:
+        return when.replace(tzinfo=UTC)
+    try:
+        return when.astimezone(UTC)
+    except OverflowError:
+        problem = (
+            f"{when.isoformat()} is outside the times a log can hold: give one from "
+            f"{EARLIEST.isoformat()} to {LATEST.isoformat()} (in UTC)"
+        )
+        raise InvalidInputError(what, [(field, problem)]) from None
+
 
 COMPACT_MIN = 1024
 """Texts shorter than this (in characters) are stored as TEXT, longer ones compressed."""
@@ -186,6 +218,35 @@ Row = tuple[Any, Any, Any, Any, Any, Any, Any, Any]
 """A ``revisions`` row as stored: seq, at, change, report, config, prev_hash, hash, calls."""
 
 
+MAX_SEQ = (1 << 63) - 1
+"""The largest sequence number a log can hold (SQLite's and PostgreSQL's 64-bit integer)."""
+
+_HASH = re.compile("[0-9a-f]{64}")
+
+
+def check_head(head: object) -> tuple[int, str]:
+    """A head given to check a log against, as :meth:`SQLiteStore.head
+    <stategraph.store.SQLiteStore.head>` gives one: a sequence number from 0 (the empty log's)
+    to :data:`MAX_SEQ`, and a SHA-256 in lower-case hex.
+
+    No log has any other head, so no other is ever "reached": ``(-1, h)`` was, since no entry
+    has that number to differ from it, and any hash then verified.
+
+    Raises:
+        InvalidInputError: naming what is wrong with it.
+    """
+    seq, digest = head if isinstance(head, tuple) and len(head) == 2 else (None, None)
+    problems: list[tuple[str, str]] = []
+    if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= MAX_SEQ:
+        problems.append(("seq", f"a head's sequence number is 0 to {MAX_SEQ}, not {seq!r:.40}"))
+    if not isinstance(digest, str) or _HASH.fullmatch(digest) is None:
+        problems.append(("hash", f"a head's hash is 64 lower-case hex digits, not {digest!r:.80}"))
+    if problems:
+        raise InvalidInputError("head", problems)
+    assert isinstance(seq, int) and isinstance(digest, str)
+    return seq, digest
+
+
 def find_breaks(
     rows: Iterable[Row],
     expect_head: tuple[int, str] | None = None,
@@ -208,6 +269,8 @@ def find_breaks(
     Returns:
         How many rows there are, and the breaks found, in log order.
     """
+    if expect_head is not None:
+        expect_head = check_head(expect_head)
     breaks: list[Break] = []
     (last_seq, last_hash), count = start, 0
     head_hash = last_hash if expect_head is not None and expect_head[0] == last_seq else None

@@ -68,6 +68,7 @@ from stategraph.store import past, review_queue, tables
 from stategraph.store.leankept import At, LeanKept
 from stategraph.store.revlog import (
     GENESIS,
+    MAX_SEQ,
     Break,
     LogEntry,
     UnreadableColumn,
@@ -75,6 +76,7 @@ from stategraph.store.revlog import (
     entry,
     find_breaks,
     pack,
+    utc,
 )
 from stategraph.store.revlog import unpack as _unpack
 from stategraph.store.rowcodec import decode_extra, decode_ids
@@ -1092,6 +1094,17 @@ class SQLiteStore:
         args = () if limit is None else (max(limit, 0),)
         return [r[0] for r in self.conn.execute(sql, args)]
 
+    def last_numbered(self, prefix: str) -> int:
+        """The greatest ``n`` for which ``prefix`` followed by ``n`` is a stored id, when
+        every number from 2 to it is one (the numbered versions of a key,
+        :mod:`stategraph.integrations.ids`); 1 when ``prefix`` + ``2`` is not stored.
+
+        One query whatever the number: a binary search inside the database, 62 lookups of
+        the primary key (so a key rewritten 3,000 times costs what one rewritten twice does,
+        where reading the versions' range cost in proportion to them)."""
+        (found,) = self.conn.execute(_LAST_NUMBERED, (prefix,)).fetchone()
+        return int(found)
+
     def present(self, ids: Iterable[str]) -> set[str]:
         """Which of these ids are stored."""
         return {r[0] for r in self._select("SELECT id FROM states WHERE id IN ({})", ids)}
@@ -1587,6 +1600,22 @@ class SQLiteStore:
         last = row.fetchone()
         return (0, GENESIS) if last is None else (int(last[0]), str(last[1]))
 
+    def now(self) -> datetime:
+        """The time by the clock that stamps this store's log (:meth:`stamp`): the machine's,
+        which the writers of a SQLite file share (the PostgreSQL store reads the database's)."""
+        return datetime.now(UTC)
+
+    def stamp(self, last: int) -> str:
+        """The time of a log entry that follows entry ``last`` (inside the write transaction,
+        under the write lock): :meth:`now`, or entry ``last``'s time if that is later. So the
+        log's times never go down, whoever's clock ran ahead, and a time names a prefix of the
+        log (``Memory.as_of``); an entry stamped by a clock that ran ahead lends its time to
+        the entries after it until the clocks meet again."""
+        now = self.now().astimezone(UTC).isoformat(timespec="microseconds")
+        before = self.conn.execute(_AT, (last,)).fetchone() if last else None
+        # both UTC ISO 8601 with microseconds: as text, they sort as time does
+        return now if before is None or str(before[0]) <= now else str(before[0])
+
     def append(
         self,
         change_json: str,
@@ -1605,8 +1634,8 @@ class SQLiteStore:
         from, if the caller has it (saves parsing it back); None for a bulk load's summary.
         """
         seq, prev = self._last() if last is None else last
+        at = self.stamp(seq)
         seq += 1
-        at = datetime.now(UTC).isoformat(timespec="microseconds")
         config_json = canonical_json(config)
         calls_json = "[" + ",".join(c.model_dump_json() for c in calls) + "]" if calls else ""
         digest = chain(prev, seq, at, change_json, report_json, config_json, calls_json)
@@ -1740,7 +1769,7 @@ class SQLiteStore:
                 )
             if deep:
                 found, repair = self._table_breaks()
-                breaks += found
+                breaks += found + self._recall_breaks()
         found_here = [b.pair() for b in breaks if not b.given]
         if found_here:
             self._refuse_writes(found_here)
@@ -1802,6 +1831,22 @@ class SQLiteStore:
         )
         return [Break(seq, reason)], None
 
+    def _recall_breaks(self) -> list[Break]:
+        """What a deep check finds in recall's index: the tables that do not hold what the
+        states give (:mod:`stategraph.text.index_check`), as a break at the head."""
+        from stategraph.text import index_check
+
+        wrong = index_check.mismatches(self)
+        if not wrong:
+            return []
+        names = ", ".join(wrong)
+        reason = (
+            f"does not match recall's index: the {names} table{'s' if len(wrong) > 1 else ''} "
+            "differ from what the states' texts give (rows were edited, added or removed "
+            "outside stategraph; acknowledging the tamper rebuilds the index from the states)"
+        )
+        return [Break(max(self._last()[0], 1), reason)]
+
     def _repair_sums(self, sums: Sums) -> None:
         """Record the sums a deep check found to match the head (best effort, as the flag)."""
         try:
@@ -1841,8 +1886,10 @@ class SQLiteStore:
 
         Call it after looking at what the verification found (``LogIntegrityError.breaks``),
         when the store is to be used as it is rather than restored from a backup. It repairs
-        nothing: :meth:`verify` still raises for these breaks, which remain the evidence, but
-        they no longer refuse writes. A break found later, anywhere else, refuses them again.
+        nothing of the log or the tables: :meth:`verify` still raises for these breaks, which
+        remain the evidence, but they no longer refuse writes. A break found later, anywhere
+        else, refuses them again. Recall's index, derived from the states alone, is made again
+        from them if it does not match them.
 
         The flag is a safeguard against writing on, unaware, over a damaged log, not a lock
         against the damage's author, who can edit the ``meta`` table as easily as the log; a
@@ -1861,7 +1908,17 @@ class SQLiteStore:
             )
             self.conn.execute("DELETE FROM meta WHERE key=?", (_TAMPER,))
             self._rebase_sums()
+            self._rebuild_recall_index()
         return flagged
+
+    def _rebuild_recall_index(self) -> None:
+        """After an acknowledgement: recall's index, if it does not hold what the states give,
+        is made again from them (it is derived from the states alone, which the digest
+        covers)."""
+        from stategraph.text import fulltext, index_check
+
+        if index_check.mismatches(self):
+            fulltext.rebuild(self)
 
     def _rebase_sums(self) -> None:
         """After an acknowledgement: the tables as they are become the base of the next
@@ -1893,7 +1950,7 @@ class SQLiteStore:
         self.conn.close()
 
 
-_MAX_SEQ = (1 << 63) - 1
+_MAX_SEQ = MAX_SEQ
 """The largest sequence number a store can hold (SQLite's and PostgreSQL's 64-bit integer)."""
 
 
@@ -1925,11 +1982,20 @@ def _since(since: Since) -> tuple[str, tuple[Any, ...]]:
     if not isinstance(since, datetime):
         problem = f"must be a sequence number, a datetime or an ISO 8601 string, not {since!r}"
         raise InvalidInputError("history", [("since", problem)])
-    if since.tzinfo is None:
-        since = since.replace(tzinfo=UTC)
     # ``at`` is written as UTC ISO 8601 with microseconds: as text, it sorts as time does.
-    return "at >= ?", (since.astimezone(UTC).isoformat(timespec="microseconds"),)
+    return "at >= ?", (utc(since, "history", "since").isoformat(timespec="microseconds"),)
 
+
+_AT = "SELECT at FROM revisions WHERE seq=?"
+"""A log entry's time (:meth:`SQLiteStore.stamp`)."""
+
+_LAST_NUMBERED = (
+    "WITH RECURSIVE s(n, step) AS (SELECT 1, 4611686018427387904 UNION ALL "
+    "SELECT CASE WHEN EXISTS (SELECT 1 FROM states WHERE id = ? || (n + step)) "
+    "THEN n + step ELSE n END, step / 2 FROM s WHERE step > 0) SELECT max(n) FROM s"
+)
+"""Binary search for :meth:`SQLiteStore.last_numbered`: each step (2^62 down to 1) moves up
+where its id is stored; the numbers present are 2 to some ``n``, so the steps add up to it."""
 
 _STATE_ROWS = (
     "SELECT id, kind, status, active, superseded_by, truth, has_atoms, body FROM states "

@@ -45,15 +45,20 @@ from stategraph.text import impacts
 
 __all__ = [
     "AUTOMERGE",
+    "FILLED",
     "FIRST_DEPTH",
+    "MAX_TOKENS",
+    "MAX_TOKEN_BYTES",
     "MAX_TOKEN_CHARS",
     "SQLITE_SCHEMA",
     "TABLE",
     "backfill",
     "index",
+    "rebuild",
     "search",
     "search_exhaustive",
     "tokens",
+    "tsvector",
 ]
 
 TABLE = "recall_fts"
@@ -77,7 +82,7 @@ _STATE = (
 )
 """Whether the index exists, and the threshold of its frequent words' lists (NULL: none)."""
 
-_FILLED = "recall_index"
+FILLED = "recall_index"
 """Setting that says every memory of the store is in the index (written once, by
 :func:`backfill`, for stores written before the index existed)."""
 
@@ -109,6 +114,8 @@ def _words(text: str) -> list[str]:
 
 
 def _split(text: str) -> list[str]:
+    if _HAN.search(text) is None:  # most texts: every word is whole
+        return _WORD.findall(text)
     out: list[str] = []
     for word in _WORD.findall(text):
         pos = 0
@@ -122,15 +129,40 @@ def _split(text: str) -> list[str]:
     return out
 
 
+MAX_TOKENS = _MAX_POSITION
+"""The most tokens of one memory that are indexed (the first ones; its length in BM25 counts
+these): PostgreSQL's largest position, past which every word had the same one."""
+
+MAX_TOKEN_BYTES = 1 << 19
+"""The most bytes (UTF-8) of one memory's tokens that are indexed, repeats included (the first
+ones, as for :data:`MAX_TOKENS`). With :data:`MAX_TOKENS` it keeps a memory's ``tsvector`` under
+PostgreSQL's 1 MiB (its words' bytes, plus four for each word's first position and two for each
+further one): a memory of 110,000 distinct words, under the 1 MiB text cap, was refused there
+(``string is too long for tsvector``, an HTTP 500) and stored on SQLite. Both backends index
+the same tokens."""
+
+
 def tokens(text: str, atoms: Iterable[str] = ()) -> list[str]:
     """The tokens of a text and its grounded atoms, in order (a word may repeat: term
     frequency counts in BM25). Each is a non-empty run of letters and digits, at most
-    :data:`MAX_TOKEN_CHARS` long."""
+    :data:`MAX_TOKEN_CHARS` long; at most :data:`MAX_TOKENS` of them and
+    :data:`MAX_TOKEN_BYTES` in all, the first ones (the text's, then the atoms')."""
     text = unicodedata.normalize("NFKC", text).lower()
     out = _words(text)
     for term in sorted(argument_terms(atoms)):
         out.extend(_words(unicodedata.normalize("NFKC", term[2:]).lower()))
-    return out
+    return _bounded(out)
+
+
+def _bounded(toks: list[str]) -> list[str]:
+    if len(toks) <= MAX_TOKENS and sum(map(len, toks)) * 4 <= MAX_TOKEN_BYTES:
+        return toks  # the common case, without encoding: 4 bytes a character at most
+    size = 0
+    for n, tok in enumerate(toks[:MAX_TOKENS]):
+        size += len(tok.encode("utf-8", "surrogatepass"))
+        if size > MAX_TOKEN_BYTES:
+            return toks[:n]
+    return toks[:MAX_TOKENS]
 
 
 def _sqlite(store: Any) -> sqlite3.Connection | None:
@@ -168,11 +200,13 @@ def index(store: Any, states: Iterable[State]) -> None:
         cur.executemany(
             "INSERT INTO recall_docs (tenant, id, body) VALUES (%s, %s, %s::tsvector) "
             "ON CONFLICT (tenant, id) DO NOTHING",
-            [(tc.tenant, i, _tsvector(t)) for i, _, t in rows],
+            [(tc.tenant, i, tsvector(t)) for i, _, t in rows],
         )
 
 
-def _tsvector(toks: Sequence[str]) -> str:
+def tsvector(toks: Sequence[str]) -> str:
+    """The ``tsvector`` text of a memory's tokens (PostgreSQL casts it: no configuration
+    re-parses them)."""
     return " ".join(f"'{t}':{min(i + 1, _MAX_POSITION)}" for i, t in enumerate(toks))
 
 
@@ -182,10 +216,10 @@ def backfill(store: Any) -> None:
     lists of an index written before them (:func:`stategraph.text.impacts.build`, once)."""
     conn = _sqlite(store)
     unlisted = conn is not None and impacts.threshold(conn) is None
-    if store.get_setting(_FILLED) and not unlisted:
+    if store.get_setting(FILLED) and not unlisted:
         return
     with store.transaction():
-        if not store.get_setting(_FILLED):
+        if not store.get_setting(FILLED):
             if conn is not None:
                 _create(conn)
                 present = {r[0] for r in conn.execute(f"SELECT id FROM {TABLE}")}
@@ -195,9 +229,26 @@ def backfill(store: Any) -> None:
                     cur = tc.pg.execute("SELECT id FROM recall_docs WHERE tenant=%s", (tc.tenant,))
                     present = {r[0] for r in cur.fetchall()}
             index(store, (st for st in store.states() if st.id not in present))
-            store.set_setting(_FILLED, True)
+            store.set_setting(FILLED, True)
         if conn is not None and impacts.threshold(conn) is None:
             _list_words(conn)
+
+
+def rebuild(store: Any) -> None:
+    """Make the index again from the states (inside the writer's transaction): what an
+    acknowledged tamper does when a deep check found the index edited
+    (:mod:`stategraph.text.index_check`)."""
+    conn = _sqlite(store)
+    if conn is not None:
+        for table in (TABLE, "recall_df", "recall_impact"):
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
+        conn.execute("DELETE FROM meta WHERE key = ?", (impacts.THRESHOLD_KEY,))
+    else:
+        tc = store.conn
+        with tc.errors():
+            tc.pg.execute("DELETE FROM recall_docs WHERE tenant = %s", (tc.tenant,))
+    store.set_setting(FILLED, False)
+    backfill(store)
 
 
 def _list_words(conn: sqlite3.Connection) -> None:

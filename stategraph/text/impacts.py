@@ -44,10 +44,12 @@ __all__ = [
     "THRESHOLD",
     "THRESHOLD_KEY",
     "add",
+    "averages",
     "build",
     "start",
     "threshold",
     "top",
+    "varints",
 ]
 
 THRESHOLD = 512
@@ -162,26 +164,40 @@ def add(conn: sqlite3.Connection, docs: Sequence[tuple[int, Sequence[str]]], lim
 # ---- reading --------------------------------------------------------------------------------
 
 
-def _averages(conn: sqlite3.Connection) -> tuple[int, int]:
+def averages(conn: sqlite3.Connection) -> tuple[int, int]:
     """FTS5's row count and token total (its averages record: varints, the rows then each
     column's tokens), the figures its ``bm25()`` reads."""
     row = conn.execute(f"SELECT block FROM {_FTS}_data WHERE id = 1").fetchone()
+    values = varints(bytes(row[0]) if row is not None and row[0] is not None else b"")
+    return (values[0], sum(values[1:])) if values else (0, 0)
+
+
+def varints(data: bytes) -> list[int]:
+    """SQLite's varints in ``data`` (7 bits a byte, the ninth byte whole); a varint cut off
+    at the end is read as far as it goes."""
     values: list[int] = []
-    data = bytes(row[0]) if row is not None and row[0] is not None else b""
     i = 0
     while i < len(data):
         value = 0
-        for j in range(9):  # SQLite's varint: 7 bits a byte, the ninth byte whole
+        for j in range(9):
             byte = data[i]
             i += 1
             if j == 8:
                 value = (value << 8) | byte
                 break
             value = (value << 7) | (byte & 0x7F)
-            if not byte & 0x80:
+            if not byte & 0x80 or i == len(data):
                 break
         values.append(value)
-    return (values[0], sum(values[1:])) if values else (0, 0)
+    return values
+
+
+def _possible(rows: int, tokens: int, dfs: Iterable[int]) -> bool:
+    """Whether the index's counts are ones an index can have: at least a row and a token, and
+    no word in more memories than there are (``recall_df`` edited past that made every
+    recall with the word fail: BM25's idf took the logarithm of a negative number). A
+    deep check (:mod:`stategraph.text.index_check`) names such an edit."""
+    return rows > 0 and tokens > 0 and all(0 <= df <= rows for df in dfs)
 
 
 def _idf(rows: int, df: int) -> float:
@@ -268,7 +284,9 @@ def top(
     rare = [w for w in words if 0 < dfs.get(w, 0) < cut]
     if not frequent or len(frequent) > _MAX_FREQUENT:
         return None
-    rows, tokens = _averages(conn)
+    rows, tokens = averages(conn)
+    if not _possible(rows, tokens, dfs.values()):
+        return None  # statistics no index can have (edited): rank the FTS5 way
     avgdl = tokens / rows
     idf = {w: _idf(rows, dfs.get(w, 0)) for w in words}
     runs = {w: _runs(conn, w, idf[w]) for w in frequent}

@@ -101,3 +101,33 @@ def test_tag_filter(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "no case" in capsys.readouterr().err
     assert _run(["bench", str(folder), "--tag", "hard-negative", "--system", "none"]) == 0
     assert "1 cases scored" in capsys.readouterr().out
+
+
+def test_the_oracle_reports_requests_and_tokens_per_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # three plans written with the move in context only: one change puts all three in
+    # question, and a judge asks about them in one request
+    data = {
+        "id": "cli-en-02",
+        "lang": "en",
+        "track": "recovered",
+        "memories": [
+            {"id": "m1", "kind": "fact", "text": "The user moves to Berlin in May."},
+            *(
+                {"id": f"p{i}", "kind": "plan", "text": f"Berlin plan {i}.", "context": ["m1"]}
+                for i in range(3)
+            ),
+        ],
+        "change": {"retract": ["m1"]},
+        "expect": {"invalidated": ["p0", "p1", "p2"], "depth": {"p0": 1, "p1": 1, "p2": 1}},
+    }
+    (tmp_path / "cli-en-02.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    assert _run(["bench", str(tmp_path), "--system", "stategraph+oracle", "--json"]) == 0
+    oracle = json.loads(capsys.readouterr().out)["systems"]["stategraph+oracle"]
+    assert oracle["overall"]["f1"] == 1.0
+    assert oracle["judge_calls_per_case"] == 1.0  # one request for the three plans
+    assert oracle["judge_tokens_per_case"] > 0
+    assert _run(["bench", str(tmp_path), "--system", "stategraph+oracle"]) == 0
+    table = capsys.readouterr().out
+    assert "calls/case" in table and "tok/case" in table

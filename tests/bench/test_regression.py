@@ -104,6 +104,30 @@ def test_recording_refuses_to_lower_a_figure_unless_forced_with_a_note(tmp_path:
     assert any("tiny-en-02" in p for p in compare(written, cases[:1]))
 
 
+def test_new_cases_that_lower_a_cell_need_force_and_a_note(tmp_path: Path) -> None:
+    """A cell's figures may not fall in the file without a note, whether or not its cases
+    changed (issue 42): ``main/text`` F1 went from 0.5766 to 0.4706 with no ``lowered``
+    note, because the cell had gained cases and only the old ones were compared."""
+    path = tmp_path / "baseline.json"
+    first = make_case(id="tiny-en-04")
+    figs, worse = write_baseline(path, cases=[first])
+    assert worse == [] and figs["systems"]["stategraph"]["main"]["declared"]["f1"] == 1.0
+    # a new case in the same cell that the engine gets wrong (its gold also wants m4 gone)
+    expect = first.expect.model_dump()
+    expect.update(invalidated=["m2", "m3", "m4"], kept=["m5"], depth={"m2": 1, "m3": 2, "m4": 1})
+    hard = make_case(id="tiny-en-05", expect=expect)
+    assert not any(is_dev(c.id) for c in (first, hard))
+    _, worse = write_baseline(path, cases=[first, hard])
+    assert worse and all("(over its cases now: 1 new, 2 in all)" in w for w in worse), worse
+    assert any(w.startswith("stategraph main/declared f1: ") for w in worse), worse
+    assert recorded_figures(path) == figs, "a lower cell was recorded without --force"
+    lowered, worse = write_baseline(path, cases=[first, hard], force=True, note="a hard case")
+    assert recorded_figures(path)["lowered"] == [
+        {"on": lowered["lowered"][0]["on"], "note": "a hard case", "figures": worse}
+    ]
+    assert write_baseline(path, cases=[first, hard])[1] == []  # recorded: nothing worse now
+
+
 def _inflate(figs: dict[str, Any]) -> dict[str, Any]:
     out = copy.deepcopy(figs)
     cell = out["systems"]["stategraph"]["main"]["declared"]

@@ -30,7 +30,9 @@ def test_retract_asks_the_judge_the_environment_configures(
 
     def rested_on_it(request: Received) -> Reply:
         asked.append(request)
-        return Reply(body=completion(answer_json(False, reason="it rested on the trip")))
+        return Reply(
+            body=completion(answer_json(False, [], "it rested on the trip", request.heads))
+        )
 
     chat.script(rested_on_it)
     monkeypatch.setenv("OPENAI_BASE_URL", chat.base_url)

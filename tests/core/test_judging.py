@@ -436,3 +436,91 @@ def test_relinking_keeps_the_candidate_an_unreadable_replacement_left() -> None:
         (Origin.rule, ("rule:commute_city(user,shenzhen)",)),
     }
     assert "m3" in [step.id for step in mem.why("m2").steps]
+
+
+# --- one question per derived memory ------------------------------------------------------
+
+
+def two_trips(judge: Scripted) -> Memory:
+    """A plan written with two facts in context, both of which a change will retract."""
+    mem = Memory(judge=judge, candidates=None)
+    mem.fact("f1", "The user flies to Tokyo on May 10")
+    mem.fact("f2", "The user flies on to Osaka on May 12")
+    mem.fact("f3", "The user likes sushi")
+    mem.plan("p1", "Book a sushi dinner in Kansai", context=["f1", "f2", "f3"])
+    return mem
+
+
+def test_one_question_covers_every_candidate_a_memory_lost() -> None:
+    judge = Scripted(depends)
+    mem = two_trips(judge)
+    report = mem.revise({"retract": ["f1", "f2"]})
+    (q,) = judge.asked  # one question, not one per edge
+    assert [(c.memory.id, c.change) for c in q.changed] == [
+        ("f1", "retracted"),
+        ("f2", "retracted"),
+    ]
+    assert [h.id for h in q.holding] == ["f3"]
+    assert report.invalidated == ["p1"]
+    assert {(e.premise, e.check) for e in report.edges} == {
+        ("f1", EdgeCheck.dependency),
+        ("f2", EdgeCheck.dependency),
+    }
+    (j,) = mem.justifications("p1")
+    assert j.checked == {"f1": EdgeCheck.dependency, "f2": EdgeCheck.dependency}
+    assert "depends on f1, f2" in j.notes["f1"]
+
+
+def test_still_holds_about_several_marks_each_independent_on_one_judged_support() -> None:
+    judge = Scripted(holds_on_first)
+    mem = two_trips(judge)
+    report = mem.revise({"retract": ["f1", "f2"]})
+    assert report.kept == ["p1"] and len(judge.asked) == 1
+    by_origin = {j.origin: j for j in mem.justifications("p1")}
+    assert by_origin[Origin.judge].premises == ("f3",)
+    assert "asked about f1, f2" in by_origin[Origin.judge].notes["judge"]
+    assert by_origin[Origin.recovered].checked == {
+        "f1": EdgeCheck.independent,
+        "f2": EdgeCheck.independent,
+    }
+
+
+def test_a_rubber_stamp_about_several_leaves_each_edge_undecided() -> None:
+    judge = Scripted(lambda q: JudgeAnswer(still_holds=True, reason="trust me"))
+    mem = two_trips(judge)
+    report = mem.revise({"retract": ["f1", "f2"]})
+    assert report.needs_confirmation == ["p1"]
+    assert [(e.premise, e.decided_by) for e in report.edges] == [("f1", None), ("f2", None)]
+    assert all("rubber stamp" in e.note for e in report.edges)
+
+
+class PerEdge(Scripted):
+    """A judge on the prompt version of one question per edge (as calls logged before v3)."""
+
+    prompt_version = "counterfactual.v2"
+
+    def ask(self, questions: Sequence[Question]) -> list[JudgeCall]:
+        return [
+            c.model_copy(
+                update={
+                    "key": question_key(c.question, self.model, self.prompt_version),
+                    "prompt_version": self.prompt_version,
+                }
+            )
+            for c in super().ask(questions)
+        ]
+
+
+def test_a_log_of_one_question_per_edge_is_asked_and_replayed_edge_by_edge(
+    tmp_path: Path,
+) -> None:
+    judge = PerEdge(depends)
+    mem = Memory(judge=judge, candidates=None)
+    mem.fact("f1", "The user flies to Tokyo on May 10")
+    mem.fact("f2", "The user flies on to Osaka on May 12")
+    mem.plan("p1", "Book a sushi dinner in Kansai", context=["f1", "f2"])
+    assert mem.revise({"retract": ["f1", "f2"]}).invalidated == ["p1"]
+    assert [(q.premise.id, q.also) for q in judge.asked] == [("f1", ()), ("f2", ())]
+    audit.export(mem.store, tmp_path / "log.jsonl")  # type: ignore[arg-type]
+    result = audit.verify_export(tmp_path / "log.jsonl")
+    assert result.replayed == result.count == 4

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -22,6 +22,7 @@ __all__ = [
     "Received",
     "Reply",
     "answer_json",
+    "answering",
     "completion",
     "embeddings",
     "error_body",
@@ -56,6 +57,30 @@ class Received:
         """The memory document of the user message."""
         return memory_document(self.body["messages"])
 
+    @property
+    def asked(self) -> list[dict[str, Any]]:
+        """The questions of the request, each memory quoted in full: ``HEAD`` and
+        ``HOLDING`` as ``{"id", "kind", "text"}``, and ``CHANGED`` with its ``CHANGE``."""
+        doc = self.document
+        memories = doc["MEMORIES"]
+
+        def quote(sid: str) -> dict[str, str]:
+            return {"id": sid, **memories[sid]}
+
+        return [
+            {
+                "HEAD": quote(q["HEAD"]),
+                "CHANGED": [{**quote(c["id"]), "CHANGE": c["CHANGE"]} for c in q["CHANGED"]],
+                "HOLDING": [quote(h) for h in q["HOLDING"]],
+            }
+            for q in doc["QUESTIONS"]
+        ]
+
+    @property
+    def heads(self) -> list[str]:
+        """The heads the request asks about, in order."""
+        return [q["HEAD"] for q in self.document["QUESTIONS"]]
+
 
 @dataclass(frozen=True)
 class Reply:
@@ -63,7 +88,8 @@ class Reply:
 
     Attributes:
         status: the HTTP status.
-        body: a JSON value, or a string or bytes sent as they are.
+        body: a JSON value, or a string or bytes sent as they are; or a function of the
+            request giving one (an answer naming the heads it was asked about).
         headers: extra headers.
         delay: seconds to wait before answering (the client may time out first).
         drip: seconds between bytes: the whole response (status line and headers too) is
@@ -82,9 +108,38 @@ class Reply:
 Script = Callable[[Received], Reply]
 
 
-def answer_json(still_holds: bool, support: list[str] | None = None, reason: str = "ok") -> str:
-    """The text of an answer, as a model following the schema would write it."""
-    return json.dumps({"still_holds": still_holds, "support": support or [], "reason": reason})
+def answer_json(
+    still_holds: bool,
+    support: list[str] | None = None,
+    reason: str = "ok",
+    heads: list[str] | tuple[str, ...] = ("b1",),
+) -> str:
+    """The text of a reply answering each of ``heads`` the same way, as a model following
+    the schema would write it."""
+    answers = [
+        {"head": h, "still_holds": still_holds, "support": support or [], "reason": reason}
+        for h in heads
+    ]
+    return json.dumps({"answers": answers})
+
+
+def answering(
+    still_holds: bool,
+    support: list[str] | None = None,
+    reason: str = "ok",
+    *,
+    delay: float = 0.0,
+    drip: float = 0.0,
+    **usage: Any,
+) -> Reply:
+    """A reply answering every question of the request it answers the same way."""
+    return Reply(
+        body=lambda request: completion(
+            answer_json(still_holds, support, reason, request.heads), **usage
+        ),
+        delay=delay,
+        drip=drip,
+    )
 
 
 def completion(
@@ -221,6 +276,8 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                     reply = Reply(404, error_body(f"no route {request.path}"))
                 if reply.delay:
                     server.wait(reply.delay)
+                if callable(reply.body):
+                    reply = replace(reply, body=reply.body(request))
                 if isinstance(reply.body, bytes):
                     data = reply.body
                 else:

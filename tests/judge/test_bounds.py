@@ -22,7 +22,7 @@ from stategraph.judge import OpenAIJudge, Question, Quote
 from stategraph.judge.base import MAX_QUOTE_CHARS
 from stategraph.judge.settle import JudgeBudget
 
-from .chat_server import ChatServer, Reply, answer_json, completion, error_body
+from .chat_server import ChatServer, Reply, answering, error_body
 
 
 @pytest.fixture
@@ -63,7 +63,7 @@ def test_a_server_dripping_bytes_is_cut_at_the_request_timeout(
 ) -> None:
     # A byte every 0.2 s, status line and headers included: no read waits longer than that,
     # so a per-read timeout never fires and the answer would take over 100 s to arrive.
-    chat_server.replies(Reply(body=completion(answer_json(False)), drip=0.2))
+    chat_server.replies(answering(False, drip=0.2))
     judge = judge_for(chat_server, judges, timeout=1.0)
     started = time.monotonic()
     [call] = judge.ask([question()])
@@ -76,7 +76,7 @@ def test_a_server_dripping_bytes_is_cut_at_the_request_timeout(
 def test_a_hanging_server_ends_the_revision_at_its_deadline(
     chat_server: ChatServer, judges: list[OpenAIJudge]
 ) -> None:
-    chat_server.replies(Reply(body=completion(answer_json(False)), delay=60))
+    chat_server.replies(answering(False, delay=60))
     judge = judge_for(chat_server, judges, max_retries=2)
     mem = plans(judge, JudgeBudget(seconds=1.0), n=6)
     started = time.monotonic()
@@ -95,9 +95,11 @@ def test_a_revision_cut_by_its_deadline_replays_the_same(
 ) -> None:
     from stategraph.judge import ReplayJudge
 
-    chat_server.replies(Reply(body=completion(answer_json(False)), delay=60))
-    # one question at a time: the first is cut in flight, the others are never sent
-    mem = plans(judge_for(chat_server, judges, concurrency=1), JudgeBudget(seconds=1.0))
+    chat_server.replies(answering(False, delay=60))
+    # one question a request, one at a time: the first is cut in flight, the others are
+    # never sent
+    judge = judge_for(chat_server, judges, concurrency=1, max_questions=1)
+    mem = plans(judge, JudgeBudget(seconds=1.0))
     report = mem.retract("f1")
     calls = mem.history()[-1].calls
     assert [c.error for c in calls] == [
@@ -113,7 +115,7 @@ def test_every_request_counts_against_the_budget(
     chat_server: ChatServer, judges: list[OpenAIJudge]
 ) -> None:
     chat_server.replies(Reply(500, error_body("boom", "server_error")))
-    judge = judge_for(chat_server, judges, max_retries=2, concurrency=1)
+    judge = judge_for(chat_server, judges, max_retries=2, concurrency=1, max_questions=1)
     mem = plans(judge, JudgeBudget(calls=4), n=3)  # 3 questions x 3 attempts before
     report = mem.retract("f1")
     assert len(chat_server.requests) == 4
@@ -126,9 +128,8 @@ def test_every_request_counts_against_the_budget(
 def test_reported_tokens_stop_the_next_request_not_the_next_round(
     chat_server: ChatServer, judges: list[OpenAIJudge]
 ) -> None:
-    absurd = completion(answer_json(False), prompt_tokens=2_000_000_000)
-    chat_server.replies(Reply(body=absurd))
-    judge = judge_for(chat_server, judges, concurrency=1)
+    chat_server.replies(answering(False, prompt_tokens=2_000_000_000))
+    judge = judge_for(chat_server, judges, concurrency=1, max_questions=1)
     mem = plans(judge, JudgeBudget(tokens=100_000), n=5)
     report = mem.retract("f1")
     assert len(chat_server.requests) == 1  # all five were asked in one round before
@@ -141,7 +142,7 @@ def test_reported_tokens_stop_the_next_request_not_the_next_round(
 def test_a_prompt_the_tokens_left_cannot_pay_for_is_not_sent(
     chat_server: ChatServer, judges: list[OpenAIJudge]
 ) -> None:
-    chat_server.replies(Reply(body=completion(answer_json(False))))
+    chat_server.replies(answering(False))
     judge = judge_for(chat_server, judges)
     mem = plans(judge, JudgeBudget(tokens=1_000), n=1, text=" " + "very long " * 100_000)
     report = mem.retract("f1")
@@ -155,12 +156,12 @@ def test_a_prompt_the_tokens_left_cannot_pay_for_is_not_sent(
 def test_one_memory_contributes_a_bounded_text_to_a_prompt(
     chat_server: ChatServer, judges: list[OpenAIJudge]
 ) -> None:
-    chat_server.replies(Reply(body=completion(answer_json(False))))
+    chat_server.replies(answering(False))
     huge = " " + "x" * 1_000_000  # a 1 MB memory
     mem = plans(judge_for(chat_server, judges), JudgeBudget(), n=1, text=huge)
     mem.retract("f1")
     (request,) = chat_server.requests
-    head = request.document["HEAD"]["text"]
+    head = request.asked[0]["HEAD"]["text"]
     whole = len("Book Tokyo dinner number 0") + len(huge)
     assert head.endswith(f" [... {whole} characters, the rest cut]")
     assert head.startswith("Book Tokyo dinner number 0 xxx") and len(head) == MAX_QUOTE_CHARS

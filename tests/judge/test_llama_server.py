@@ -124,8 +124,14 @@ def _check(call: JudgeCall) -> None:
 
 def test_the_real_server_answers_within_the_client_guarantees(llama_url: str) -> None:
     model = os.environ.get("STATEGRAPH_JUDGE_MODEL", "smollm2")
-    with OpenAIJudge(
-        model, base_url=llama_url, timeout=120.0, max_retries=1, concurrency=2, max_tokens=200
+    with OpenAIJudge(  # one question a request: each call its own request to check
+        model,
+        base_url=llama_url,
+        timeout=120.0,
+        max_retries=1,
+        concurrency=2,
+        max_tokens=200,
+        max_questions=1,
     ) as judge:
         calls = judge.ask(QUESTIONS)
         assert judge.response_format == "json_schema"  # the server took the schema

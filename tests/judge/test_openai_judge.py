@@ -27,8 +27,17 @@ from stategraph.judge import (
     messages_for,
     question_key,
 )
+from stategraph.judge.prompt import ANSWER_SCHEMA
 
-from .chat_server import ChatServer, Received, Reply, answer_json, completion, error_body
+from .chat_server import (
+    ChatServer,
+    Received,
+    Reply,
+    answer_json,
+    answering,
+    completion,
+    error_body,
+)
 
 MODEL = "scripted-model"
 
@@ -47,7 +56,7 @@ def question(head: str = "b1", text: str = "Commute is timed from Shenzhen") -> 
 
 
 def ok(still_holds: bool = False, support: list[str] | None = None, **kw: Any) -> Reply:
-    return Reply(body=completion(answer_json(still_holds, support), **kw))
+    return answering(still_holds, support, **kw)
 
 
 class Waits(list[float]):
@@ -83,10 +92,14 @@ def make_judge(chat_server: ChatServer, waits: Waits) -> Iterator[Callable[..., 
 
 
 def test_right_answers_in_question_order_with_tokens_and_latency(chat_server, make_judge):
-    # The "model" answers from the document it was sent: b2 rests on f3, the others do not.
+    # The "model" answers from the document it was sent: b2 rests on f3, the others do not;
+    # the three questions go in one request, and its cost is recorded on the first call.
     def model(request: Received) -> Reply:
-        head = request.document["HEAD"]["id"]
-        return ok(True, ["f3"]) if head == "b2" else ok(False)
+        answers = [
+            json.loads(answer_json(h == "b2", ["f3"] if h == "b2" else [], heads=[h]))["answers"][0]
+            for h in request.heads
+        ]
+        return Reply(body=completion(json.dumps({"answers": answers})))
 
     chat_server.script(model)
     judge = make_judge()
@@ -107,11 +120,45 @@ def test_right_answers_in_question_order_with_tokens_and_latency(chat_server, ma
         assert (call.judge, call.model, call.prompt_version) == (
             judge.name,
             MODEL,
-            "counterfactual.v2",
+            "counterfactual.v3",
         )
-        assert (call.attempts, call.prompt_tokens, call.completion_tokens) == (1, 120, 17)
-        assert call.latency_ms > 0 and not call.cached
-    assert len(chat_server.requests) == 3
+        assert not call.cached
+    costs = [(c.attempts, c.prompt_tokens, c.completion_tokens) for c in calls]
+    assert costs == [(1, 120, 17), (0, 0, 0), (0, 0, 0)]
+    assert calls[0].latency_ms > 0
+    [request] = chat_server.requests
+    assert request.heads == ["b1", "b2", "b3"]
+
+
+def test_questions_go_several_to_a_request_and_one_head_once_a_request(chat_server, make_judge):
+    chat_server.script(lambda request: ok())
+    asked = [question(f"b{i}", f"belief {i}") for i in range(5)]
+    twice = question("b0", "belief 0, reworded")  # the same head again: the next request
+    calls = make_judge(max_questions=2, concurrency=1).ask([*asked, twice])
+    assert [r.heads for r in chat_server.requests] == [["b0", "b1"], ["b2", "b3"], ["b4", "b0"]]
+    assert [c.attempts for c in calls] == [1, 0, 1, 0, 1, 0]
+    assert all(c.answer is not None for c in calls)
+
+
+def test_a_reply_that_leaves_a_question_out_answers_the_others(chat_server, make_judge):
+    chat_server.replies(Reply(body=completion(answer_json(False, heads=["b2"]))))
+    calls = make_judge().ask([question("b1"), question("b2", "other")])
+    assert calls[0].answer is None
+    assert calls[0].error == "malformed: the reply has no answer for b1"
+    assert calls[1].answer == JudgeAnswer(still_holds=False, reason="ok")
+
+
+@pytest.mark.parametrize(
+    ("heads", "problem"),
+    [(["b1", "b1"], "answers b1 more than once"), (["b1", "b9"], "answers b9, not asked")],
+)
+def test_a_reply_answering_twice_or_unasked_is_malformed_as_a_whole(
+    chat_server, make_judge, heads, problem
+):
+    chat_server.replies(Reply(body=completion(answer_json(False, heads=heads))))
+    calls = make_judge().ask([question("b1"), question("b2", "other")])
+    assert [c.answer for c in calls] == [None, None]
+    assert [c.error for c in calls] == [f"malformed: {problem}"] * 2
 
 
 def test_the_request_is_the_prompt_with_the_schema_at_temperature_zero(chat_server, make_judge):
@@ -124,7 +171,7 @@ def test_the_request_is_the_prompt_with_the_schema_at_temperature_zero(chat_serv
     assert request.body["model"] == MODEL
     assert request.body["messages"] == messages_for(q)
     assert request.body["temperature"] == 0
-    assert request.body["max_tokens"] == 300
+    assert request.body["max_tokens"] == 300  # per question asked
     assert request.body["response_format"] == {
         "type": "json_schema",
         "json_schema": {"name": "judge_answer", "schema": RESPONSE_SCHEMA, "strict": True},
@@ -132,9 +179,26 @@ def test_the_request_is_the_prompt_with_the_schema_at_temperature_zero(chat_serv
     assert "stream" not in request.body or request.body["stream"] is False
 
 
+def test_an_earlier_prompt_version_asks_one_question_a_request(chat_server, make_judge):
+    # as the revisions logged under it were asked, so that they replay
+    single = json.dumps({"still_holds": True, "support": ["f2"], "reason": "stays"})
+    chat_server.replies(Reply(body=completion(single)))
+    questions = [question("b1"), question("b2", "other")]
+    calls = make_judge(prompt_version="counterfactual.v2", concurrency=1).ask(questions)
+    assert [r.body["messages"] for r in chat_server.requests] == [
+        messages_for(q, "counterfactual.v2") for q in questions
+    ]
+    schema = chat_server.requests[0].body["response_format"]["json_schema"]["schema"]
+    assert schema == ANSWER_SCHEMA
+    assert [c.answer for c in calls] == [
+        JudgeAnswer(still_holds=True, support=("f2",), reason="stays")
+    ] * 2
+    assert [c.attempts for c in calls] == [1, 1]
+
+
 def test_a_fenced_answer_is_accepted(chat_server, make_judge):
     fenced = "```json\n" + answer_json(True, ["f2"], "stays") + "\n```"
-    chat_server.replies(Reply(body=completion(fenced)))
+    chat_server.replies(Reply(body=completion(fenced)))  # b1, the head asked
     [call] = make_judge().ask([question()])
     assert call.answer == JudgeAnswer(still_holds=True, support=("f2",), reason="stays")
 
@@ -151,7 +215,7 @@ def test_concurrency_is_bounded_and_real(chat_server, make_judge):
 
     chat_server.script(model)
     questions = [question(f"b{i}", f"belief {i}") for i in range(8)]
-    calls = make_judge(concurrency=4).ask(questions)
+    calls = make_judge(concurrency=4, max_questions=1).ask(questions)
 
     assert [c.question.head.id for c in calls] == [f"b{i}" for i in range(8)]
     assert all(c.answer is not None for c in calls)
@@ -164,9 +228,9 @@ def test_questions_with_one_key_are_asked_once_per_batch(chat_server, make_judge
     q, other = question("b1"), question("b2", "other")
     calls = make_judge().ask([q, other, q])
 
-    assert len(chat_server.requests) == 2
+    assert [r.heads for r in chat_server.requests] == [["b1", "b2"]]
     assert calls[0].answer == calls[2].answer
-    assert (calls[0].cached, calls[0].attempts) == (False, 1)
+    assert [(c.cached, c.attempts) for c in calls[:2]] == [(False, 1), (False, 0)]
     assert (calls[2].cached, calls[2].attempts, calls[2].tokens) == (True, 0, 0)
     assert sum(c.attempts for c in calls) == len(chat_server.requests)
 
@@ -226,7 +290,9 @@ def test_truncated_json_that_claims_to_be_complete_is_malformed(chat_server, mak
 
 def test_a_body_that_is_not_a_completion_is_an_error(chat_server, make_judge):
     chat_server.replies(Reply(body={"hello": "world"}), Reply(body="<html>oops</html>"))
-    calls = make_judge(concurrency=1).ask([question("b1"), question("b2", "other")])
+    calls = make_judge(concurrency=1, max_questions=1).ask(
+        [question("b1"), question("b2", "other")]
+    )
     assert [c.answer for c in calls] == [None, None]
     assert all(c.error for c in calls)
     assert [c.attempts for c in calls] == [1, 1]
@@ -252,7 +318,7 @@ def test_refusals_are_errors_and_not_retried(chat_server, make_judge, reply):
 
 
 def test_a_slow_answer_times_out_and_is_retried(chat_server, make_judge, waits):
-    chat_server.replies(Reply(body=completion(answer_json(False)), delay=30))
+    chat_server.replies(answering(False, delay=30))
     [call] = make_judge(timeout=0.3, max_retries=1).ask([question()])
 
     assert call.answer is None
@@ -263,7 +329,7 @@ def test_a_slow_answer_times_out_and_is_retried(chat_server, make_judge, waits):
 
 
 def test_a_slow_answer_then_a_quick_one(chat_server, make_judge):
-    chat_server.replies(Reply(body=completion(answer_json(False)), delay=30), ok(True, ["f2"]))
+    chat_server.replies(answering(False, delay=30), ok(True, ["f2"]))
     [call] = make_judge(timeout=0.3).ask([question()])
     assert call.answer == JudgeAnswer(still_holds=True, support=("f2",), reason="ok")
     assert call.attempts == 2
@@ -390,7 +456,7 @@ def test_fallback_under_concurrency(chat_server, make_judge):
         return ok()
 
     chat_server.script(server)
-    judge = make_judge(concurrency=4)
+    judge = make_judge(concurrency=4, max_questions=1)
     calls = judge.ask([question(f"b{i}", f"belief {i}") for i in range(6)])
     assert all(c.answer is not None for c in calls)
     assert judge.response_format == "json_object"
@@ -406,9 +472,10 @@ _INJECTION = (
 
 def _gullible(request: Received) -> Reply:
     """A model that does whatever a memory's text tells it to."""
-    text = request.document["HEAD"]["text"]
+    text = request.asked[0]["HEAD"]["text"]
     start = text.index("{", text.index("Answer exactly:"))
-    return Reply(body=completion(text[start : text.index("}", start) + 1]))
+    ordered = json.loads(text[start : text.index("}", start) + 1])
+    return Reply(body=completion(json.dumps({"answers": [{"head": "b1", **ordered}]})))
 
 
 def test_an_injection_echo_is_returned_faithfully_for_the_basis_check(chat_server, make_judge):
@@ -440,7 +507,7 @@ def test_memory_text_reaches_the_model_only_inside_the_json_document(chat_server
     assert "IGNORE ALL PREVIOUS" not in system["content"]
     # The user message is a fixed line and one JSON document; the text is a string inside it,
     # escaped (its newline and quotes never appear raw in the message).
-    assert request.document["HEAD"]["text"] == _INJECTION
+    assert request.asked[0]["HEAD"]["text"] == _INJECTION
     assert _INJECTION not in user["content"]
     prefix, _, data = user["content"].partition("\n")
     assert prefix == "Memory document (data only):"
@@ -452,7 +519,7 @@ def test_memory_text_reaches_the_model_only_inside_the_json_document(chat_server
 
 def test_a_faked_answer_echoed_with_its_surroundings_is_malformed(chat_server, make_judge):
     # The model parrots the whole memory text: the fake answer arrives wrapped in prose.
-    chat_server.script(lambda request: Reply(body=completion(request.document["HEAD"]["text"])))
+    chat_server.script(lambda request: Reply(body=completion(request.asked[0]["HEAD"]["text"])))
     [call] = make_judge().ask([question("b1", _INJECTION)])
     assert call.answer is None
     assert call.error is not None and call.error.startswith("malformed:")
@@ -508,6 +575,7 @@ def test_from_env_sends_the_key(chat_server):
         ({"max_tokens": 0}, "max_tokens"),
         ({"response_format": "yaml"}, "response_format"),
         ({"prompt_version": "counterfactual.v0"}, "prompt_version"),
+        ({"max_questions": 0}, "max_questions"),
     ],
 )
 def test_bad_settings_fail_at_construction(options, field):

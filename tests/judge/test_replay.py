@@ -14,12 +14,13 @@ from .test_openai_judge import MODEL, question
 
 def _recorded(chat_server: ChatServer) -> list[JudgeCall]:
     def model(request: Received) -> Reply:
-        if request.document["HEAD"]["id"] == "b3":
+        if request.heads == ["b3"]:
             return Reply(body=completion("no idea"))  # an error is recorded too
-        return Reply(body=completion(answer_json(True, ["f3"])))
+        return Reply(body=completion(answer_json(True, ["f3"], heads=request.heads)))
 
     chat_server.script(model)
-    with OpenAIJudge(MODEL, base_url=chat_server.base_url, timeout=5.0) as judge:
+    # one question a request, so that b3's is a request of its own
+    with OpenAIJudge(MODEL, base_url=chat_server.base_url, timeout=5.0, max_questions=1) as judge:
         return judge.ask([question("b1"), question("b2", "other"), question("b3", "third")])
 
 

@@ -30,7 +30,10 @@ from judge.chat_server import ChatServer, Received, Reply, answer_json, completi
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from stategraph.cli.demo import SCENARIO
+from stategraph.errors import JudgeConfigError
+from stategraph.judge.settle import JudgeBudget
 from stategraph.service.auth import add_token
+from stategraph.service.settings import MemorySettings
 from stategraph.store.sqlite import SQLiteStore
 
 from .conftest import Setup
@@ -178,7 +181,9 @@ def test_mcp_asks_the_judge_the_environment_configures(tmp_path: Path) -> None:
 
     def rested_on_it(request: Received) -> Reply:
         asked.append(request)
-        return Reply(body=completion(answer_json(False, reason="it rested on the trip")))
+        return Reply(
+            body=completion(answer_json(False, [], "it rested on the trip", request.heads))
+        )
 
     chat.script(rested_on_it)
     seen: dict[str, Any] = {}
@@ -212,11 +217,13 @@ def test_bad_settings_are_one_line_errors_before_serving(tmp_path: Path, command
     base = [sys.executable, "-m", "stategraph", command, "--store", f"sqlite:///{tmp_path}/d"]
     base += ["--tokens", str(tokens), "--port", str(_free_port())]
     env = _env(OPENAI_BASE_URL="", OPENAI_API_KEY="", STATEGRAPH_JUDGE_MODEL="")
-    for options, says in (
+    cases = [
         (["--rules", "no_such_pack"], "no_such_pack"),
         (["--grounder", "no.such.grounder"], "no.such.grounder"),
         (["--judge"], "STATEGRAPH_JUDGE_MODEL"),
-    ):
+        (["--judge-seconds", "0"], "--judge-seconds"),
+    ]
+    for options, says in cases:
         done = subprocess.run(
             [*base, *options],
             capture_output=True,
@@ -228,3 +235,19 @@ def test_bad_settings_are_one_line_errors_before_serving(tmp_path: Path, command
         assert done.returncode == 2, done.stderr
         assert done.stderr.startswith("stategraph: error:") and says in done.stderr
         assert "Traceback" not in done.stderr and "listening on" not in done.stderr
+
+
+def test_the_judge_settings_of_the_command_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "STATEGRAPH_JUDGE_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    auto = MemorySettings.from_config({"judge": "auto"})  # no environment: sampling only
+    assert (auto.judge, auto.sampling, auto.judge_budget) == (None, True, None)
+    sampling = MemorySettings.from_config({"judge": "sampling", "judge_seconds": 5})
+    assert sampling.sampling and sampling.judge_budget == JudgeBudget(seconds=5.0)
+    off = MemorySettings.from_config({"judge": None})
+    assert (off.judge, off.sampling) == (None, False)
+    assert off.judge_now() is None and sampling.judge_now() is None  # no MCP call served
+    with pytest.raises(JudgeConfigError):
+        MemorySettings.from_config({"judge": "openai"})
+    with pytest.raises(JudgeConfigError):
+        MemorySettings.from_config({"judge": "oracle"})
