@@ -323,7 +323,6 @@ def build_server(
                 "when nothing in its words relates it to any"
             ),
         ] = None,
-        ctx: Context | None = None,
     ) -> Outcome:
         """Remember one memory with its basis.
 
