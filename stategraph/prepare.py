@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from stategraph.engine.policy import Policy
 from stategraph.engine.revise import LinkWrites
+from stategraph.grounding.reading import WITHHELD, Reading, read
 from stategraph.grounding.terms import argument_terms
 from stategraph.model import Change, EdgeCheck, Justification, Origin, State
 from stategraph.store.sqlite import Store
@@ -55,10 +56,6 @@ stores kept one: :data:`~stategraph.text.linking.LEGACY_ALTERNATIVES`)."""
 
 _REPLACEABLE = frozenset({Origin.recovered, Origin.assumed, Origin.rule})
 """Origins a rule derivation with the same premises replaces (or refreshes)."""
-
-WITHHELD = "withheld_atoms"
-"""The metadata key under which a replacement read unclean keeps the atoms grounding found
-and the cues it left over (:meth:`Preparer.ground`): they are not its atoms."""
 
 _UNREAD = "superseded"
 """The method of a candidate left by a rule link through a fact whose replacement the
@@ -131,8 +128,8 @@ class Preparer:
         self._groups = GroupCache()
         self.proposer = proposer
         self.assume = assume
-        self.grounded_ahead: dict[tuple[str, int | None], tuple[str, ...]] = {}
-        """Atoms a bulk import had grounded ahead by this memory's grounder
+        self.grounded_ahead: dict[tuple[str, int | None], Reading] = {}
+        """Readings a bulk import had grounded ahead by this memory's grounder
         (:mod:`stategraph.grounding.ahead`), by text and reference year; a text not here is
         grounded when its state is prepared."""
 
@@ -333,50 +330,49 @@ class Preparer:
         )
 
     def ground(self, change: Change) -> Change:
-        """Fill the atoms of asserted states that have text and no atoms."""
+        """Fill the atoms of asserted states that have text and no atoms, from clean readings.
+
+        A state carries the atoms of a clean reading only
+        (:mod:`stategraph.grounding.reading`); an unclean reading's atoms go to its metadata
+        under :data:`WITHHELD`, evidence for its candidates but never a rule link's premise or
+        head. A replacement's reading is unclean also when it leaves unread a thing the fact
+        it replaces names ("the doctor doubled the metformin" read as a visit to the doctor):
+        atoms that miss what it says about the old fact's subject would carry what that fact
+        supported.
+        """
         name = self.grounder
         if name is None:
             return change
         from stategraph.grounding import ground
 
-        def grounded(st: State) -> State:
-            if st.atoms or not st.text:
-                return st
+        def reading(st: State, old: str | None = None) -> Reading:
             # The memory's own creation year dates "12月" / "in December"; never the clock,
             # so grounding the same state again gives the same atoms. Without a creation
             # time such dates stay year-less ("--12") and next_date places them.
             year = st.created_at.year if st.created_at is not None else None
-            atoms = self.grounded_ahead.get((st.text, year))
-            if atoms is None:
-                atoms = tuple(ground(st.text, reference_year=year, grounder=name).texts)
-            return st.model_copy(update={"atoms": atoms})
-
-        def replacement(old: str, st: State) -> State:
-            """A replacement's atoms, only from a clean reading: a leftover negation or
-            cancellation cue ("the move is off") may mean the atoms say the opposite of the
-            text, a thing the old fact names left unread ("the doctor doubled the
-            metformin") that they miss what it says; either way atoms that repeat the old
-            fact would carry what it supported."""
-            if st.atoms or not st.text:
-                return st
-            year = st.created_at.year if st.created_at is not None else None
+            if old is None and (ahead := self.grounded_ahead.get((st.text, year))) is not None:
+                return ahead
             found = ground(st.text, reference_year=year, grounder=name)
+            if old is None:
+                return read(found)
             stored = self.store.state(old)
             named = argument_terms(stored[0].atoms) if stored is not None else set()
-            missed = sorted({v for v in found.unread_values if "a:" + v in named})
-            if not found.atoms or (found.clean and not missed):
-                return st.model_copy(update={"atoms": found.texts})
-            withheld = {"atoms": list(found.texts), "unconsumed": list(found.unconsumed)}
-            if missed:
-                withheld["unread"] = missed
-            metadata = {**st.metadata, WITHHELD: withheld}
+            return read(found, sorted({v for v in found.unread_values if "a:" + v in named}))
+
+        def grounded(st: State, old: str | None = None) -> State:
+            if st.atoms or not st.text:
+                return st
+            found = reading(st, old)
+            if found.withheld is None:
+                return st.model_copy(update={"atoms": found.atoms})
+            metadata = {**st.metadata, WITHHELD: dict(found.withheld)}
             return st.model_copy(update={"metadata": metadata})
 
         return change.model_copy(
             update={
                 "assert_": tuple(grounded(s) for s in change.assert_),
                 "supersede": tuple(
-                    s.model_copy(update={"with_": replacement(s.id, s.with_)})
+                    s.model_copy(update={"with_": grounded(s.with_, s.id)})
                     for s in change.supersede
                 ),
             }

@@ -3,20 +3,21 @@
 Grounding a memory's text (spaCy, jieba, the frames) is about a sixth of what writing it costs
 with rule packs on, and it reads nothing from the store. So a bulk import
 (:func:`stategraph.importing.import_memories`) hands the texts it has read but not written yet
-to one worker process, a chunk at a time, and the memory takes their atoms from there
+to one worker process, a chunk at a time, and the memory takes their readings (the atoms of a
+clean reading, or the atoms it withholds: :mod:`stategraph.grounding.reading`) from there
 (:attr:`Preparer.grounded_ahead <stategraph.prepare.Preparer.grounded_ahead>`). A chunk the
 worker has not finished (it is starting, or behind) is grounded in the importing process as
 ``Memory.add`` always does; so is a text the worker could not ground, which then fails there,
 in order, with its line named.
 
-The atoms are the same either way: grounding is a function of the text, the reference year
+The readings are the same either way: grounding is a function of the text, the reference year
 and the grounder. The worker loads the grounder by name, so only the built-in grounders are
 grounded ahead (a grounder registered at run time, or a double standing in under a built-in
 name, exists only in the importing process).
 
 The worker is a fresh Python (``python -c``) running :func:`_serve`, speaking JSON lines on
 its standard streams: it prints ``"ready"`` once its pipelines are built, then for each line of
-texts ``[[text, year], ...]`` one line of their atoms (``null`` for a text that failed). Not
+texts ``[[text, year], ...]`` one line of their readings (``null`` for a text that failed). Not
 :mod:`multiprocessing`: its ``spawn`` runs the caller's main module again in the worker, and a
 script without a ``__main__`` guard would then open the store and import a second time there.
 """
@@ -32,16 +33,15 @@ import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from stategraph.grounding.grounder import ground, is_builtin
+from stategraph.grounding.reading import Reading, read
 
 __all__ = ["GroundingAhead", "Text", "can_ground_ahead"]
 
 Text = tuple[str, int | None]
 """A text to ground and its reference year (:func:`stategraph.grounding.ground`)."""
-
-Atoms = tuple[str, ...]
 
 _log = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ class GroundingAhead:
         self._ready = threading.Event()
         self._sent = 0
         self._answered = 0
-        self._answers: dict[int, list[Atoms | None]] = {}
+        self._answers: dict[int, list[Any]] = {}
         self._abandoned: set[int] = set()
         self._closed = False
         self.grounded = 0
@@ -106,7 +106,7 @@ class GroundingAhead:
             else:
                 return
             for line in stream:
-                answer = [None if a is None else tuple(a) for a in json.loads(line)]
+                answer = json.loads(line)
                 with self._lock:
                     ticket = self._answered
                     self._answered += 1
@@ -147,9 +147,9 @@ class GroundingAhead:
         with self._lock:
             return self._lock.wait_for(lambda: ticket < self._answered, timeout)
 
-    def take(self, texts: Sequence[Text], ticket: int | None) -> dict[Text, Atoms]:
-        """The atoms of a submitted chunk if the worker has answered, else none (its answer
-        is dropped when it comes): the importer grounds what is missing itself."""
+    def take(self, texts: Sequence[Text], ticket: int | None) -> dict[Text, Reading]:
+        """The readings of a submitted chunk if the worker has answered, else none (its
+        answer is dropped when it comes): the importer grounds what is missing itself."""
         if ticket is None:
             return {}
         with self._lock:
@@ -157,7 +157,9 @@ class GroundingAhead:
             if answer is None:
                 self._abandoned.add(ticket)
                 return {}
-        found = {t: atoms for t, atoms in zip(texts, answer, strict=True) if atoms is not None}
+        found = {
+            t: Reading.from_json(r) for t, r in zip(texts, answer, strict=True) if r is not None
+        }
         self.grounded += len(found)
         return found
 
@@ -200,13 +202,13 @@ def _peak_rss_kb(pid: int) -> int | None:
     return None
 
 
-def _ground_all(grounder: str, texts: Sequence[Sequence[object]]) -> list[Atoms | None]:
-    """The atoms of each text, or None where grounding raised."""
-    out: list[Atoms | None] = []
+def _ground_all(grounder: str, texts: Sequence[Sequence[object]]) -> list[list[Any] | None]:
+    """The reading of each text (:meth:`Reading.to_json`), or None where grounding raised."""
+    out: list[list[Any] | None] = []
     for text, year in texts:
         try:
             grounding = ground(str(text), reference_year=_year(year), grounder=grounder)
-            out.append(tuple(grounding.texts))
+            out.append(read(grounding).to_json())
         except Exception:
             out.append(None)
     return out

@@ -27,7 +27,15 @@ from stategraph.grounding.data import read_jsonl
 from stategraph.grounding.result import GroundedAtom, SourceSpan
 from stategraph.grounding.terms import argument_terms
 
-__all__ = ["HEDGE_PREDICATE", "ArgSpec", "FrameSpec", "assemble", "load_frames"]
+__all__ = [
+    "HEDGE_PREDICATE",
+    "ArgSpec",
+    "FrameSpec",
+    "ambiguous_values",
+    "assemble",
+    "load_frames",
+    "unread_values",
+]
 
 HEDGE_PREDICATE = "maybe"
 """The wrapper predicate for hedged atoms: ``maybe(moves(user,shanghai,shenzhen,unknown))``."""
@@ -350,24 +358,38 @@ reversal (``REVERSAL``: "is off", "fell through", 黄了, 算了), which no fram
 presence, left unconsumed, means the atoms may say the opposite of the text."""
 
 
-def assemble(
-    analysis: Analysis, frames: Iterable[FrameSpec] | None = None
-) -> tuple[list[GroundedAtom], list[str], list[str]]:
+@dataclass(frozen=True, slots=True)
+class Assembly:
+    """What the frames made of one analysed text (:func:`assemble`).
+
+    Attributes:
+        atoms: the atoms, deduplicated, in order of their first span.
+        negated: the atoms a negation or cancellation cue suppressed, built as they would have
+            been (``trip(user,tokyo,unknown)`` for "the Tokyo trip is cancelled"): what the
+            text says is *not* so. Never a memory's atoms; what it names counts as read.
+        notes: why each trigger that did not yield a positive atom did not, one line each.
+        unconsumed: the polarity cues no frame consumed (:data:`POLARITY_CUES` that neither
+            suppressed an atom nor are part of one), as their surface texts in text order. A
+            cue is consumed when it negates a trigger in its clause (whether or not the
+            trigger found its arguments) or lies inside the spans of an atom ("stopped" as the
+            trigger of ``cancel_utility``).
+    """
+
+    atoms: list[GroundedAtom]
+    negated: list[GroundedAtom]
+    notes: list[str]
+    unconsumed: list[str]
+
+
+def assemble(analysis: Analysis, frames: Iterable[FrameSpec] | None = None) -> Assembly:
     """Build the atoms of one analysed text.
 
     Args:
         analysis: the text's mentions, cues and clauses.
         frames: the frames to try; defaults to :func:`load_frames`.
-
-    Returns:
-        The atoms (deduplicated, in order of their first span), the notes explaining every
-        trigger that did not yield a positive atom, and the polarity cues no frame consumed
-        (:data:`POLARITY_CUES` that neither suppressed an atom nor are part of one), as their
-        surface texts in text order. A cue is consumed when it negates a trigger in its
-        clause (whether or not the trigger found its arguments) or lies inside the spans of an
-        atom ("stopped" as the trigger of ``cancel_utility``).
     """
     atoms: dict[str, GroundedAtom] = {}
+    negated: dict[str, GroundedAtom] = {}
     notes: list[str] = []
     consumed: set[Mention] = set()
     by_label: dict[str, list[Mention]] = {}  # in text order, cues first, as frames read them
@@ -388,8 +410,11 @@ def assemble(
                 notes.append(missing)
                 continue
             for bound in bindings:
-                atom = _atom(frame, trigger, bound, negation, hedge, notes)
-                if atom is not None:
+                atom = _atom(frame, trigger, bound, hedge)
+                if negation is not None:
+                    notes.append(f"negated: {atom.symbol} by {negation.text!r}")
+                    negated.setdefault(atom.text, atom)
+                else:
                     atoms.setdefault(atom.text, atom)
     ordered = sorted(atoms.values(), key=lambda a: (a.spans[0].start, a.text))
     spans = [(sp.start, sp.end) for a in ordered for sp in a.spans]
@@ -400,27 +425,33 @@ def assemble(
         and c not in consumed
         and not any(start <= c.start_char and c.end_char <= end for start, end in spans)
     ]
-    return ordered, sorted(set(notes)), unconsumed
+    denied = sorted(negated.values(), key=lambda a: (a.spans[0].start, a.text))
+    return Assembly(ordered, denied, sorted(set(notes)), unconsumed)
 
 
 def _atom(
-    frame: FrameSpec,
-    trigger: Mention,
-    bound: list[_Bound],
-    negation: Mention | None,
-    hedge: Mention | None,
-    notes: list[str],
-) -> GroundedAtom | None:
-    """Build one atom with its polarity applied; a negated atom becomes a note instead."""
+    frame: FrameSpec, trigger: Mention, bound: list[_Bound], hedge: Mention | None
+) -> GroundedAtom:
+    """Build one atom, hedged as ``maybe(Atom)`` when a hedge cue is in its clause."""
     symbol = clingo.Function(frame.predicate, [b.value for b in bound])
-    if negation is not None:
-        notes.append(f"negated: {symbol} by {negation.text!r}")
-        return None
     if hedge is not None:
         symbol = clingo.Function(HEDGE_PREDICATE, [symbol])
     return GroundedAtom(
         symbol, _spans(trigger, bound, frame), frame.predicate, hedged=hedge is not None
     )
+
+
+def _unread(analysis: Analysis, atoms: list[GroundedAtom]) -> list[Mention]:
+    """The entity mentions with a value that no atom took in: neither inside an atom's spans
+    nor named by an atom from another mention, the first mention of each value."""
+    spans = [(sp.start, sp.end) for a in atoms for sp in a.spans]
+    read = argument_terms(a.text for a in atoms)  # named by some atom, from any mention
+    out: dict[str, Mention] = {}
+    for m in analysis.entities:
+        inside = any(start <= m.start_char and m.end_char <= end for start, end in spans)
+        if m.value and not inside and "a:" + m.value not in read:
+            out.setdefault(m.value, m)
+    return list(out.values())
 
 
 def unread_values(analysis: Analysis, atoms: Iterable[GroundedAtom]) -> list[str]:
@@ -431,12 +462,37 @@ def unread_values(analysis: Analysis, atoms: Iterable[GroundedAtom]) -> list[str
     reading: where that thing is what an old fact was about, the new atoms cannot be trusted
     to stand for the text (``stategraph.prepare``).
     """
+    return [m.value for m in _unread(analysis, list(atoms))]
+
+
+_UNRIVALLED = frozenset({"PERSON", "DATE"})
+"""Kinds whose unread values never make a reading ambiguous: people are named around a fact
+without being its agent ("ask the neighbour to water the plants"), and a frame dates an event
+by its own rule (the first of a range, the nearest in the sentence)."""
+
+
+def ambiguous_values(
+    analysis: Analysis, atoms: Iterable[GroundedAtom], read: Iterable[GroundedAtom] = ()
+) -> list[str]:
+    """The unread values (:func:`unread_values`) of the kind of a word that fills a role of
+    the atoms, in text order: that role had a rival it did not take, so the atom may stand on
+    the wrong word ("the round-trip flights Shanghai-Tokyo" read as a trip to Shanghai leaves
+    ``tokyo``; "warfarin" is the rival of "ibuprofen" in 吃华法林期间不能吃布洛芬). People and
+    dates are not rivals (:data:`_UNRIVALLED`).
+
+    Args:
+        analysis: the text's mentions.
+        atoms: the atoms read.
+        read: further atoms whose words count as read (the negated ones: "cancelled the move
+            to Shenzhen" reads Shenzhen, as what is not so).
+    """
     atoms = list(atoms)
-    spans = [(sp.start, sp.end) for a in atoms for sp in a.spans]
-    read = argument_terms(a.text for a in atoms)  # named by some atom, from any mention
-    out: list[str] = []
-    for m in analysis.entities:
-        inside = any(start <= m.start_char and m.end_char <= end for start, end in spans)
-        if m.value and not inside and "a:" + m.value not in read and m.value not in out:
-            out.append(m.value)
-    return out
+    filled = {
+        (sp.start, sp.end) for a in atoms for sp in a.spans if sp.role not in ("trigger", _AGENT)
+    }
+    taken = {
+        m.label
+        for m in analysis.entities
+        if (m.start_char, m.end_char) in filled and m.label not in _UNRIVALLED
+    }
+    return [m.value for m in _unread(analysis, [*atoms, *read]) if m.label in taken]

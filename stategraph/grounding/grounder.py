@@ -61,7 +61,7 @@ class RuleGrounder:
         # Imported here, not at the top: spaCy and jieba take about 0.5 s to import, and only
         # grounding needs them (``stategraph show``, ``why`` and ``--help`` never ground).
         from stategraph.grounding.analysis import analyse_doc
-        from stategraph.grounding.frames import assemble, unread_values
+        from stategraph.grounding.frames import ambiguous_values, assemble, unread_values
         from stategraph.grounding.pipeline import REFERENCE_YEAR_KEY, get_pipeline
 
         chosen = detect_language(text) if lang is None else lang
@@ -72,15 +72,18 @@ class RuleGrounder:
         doc.user_data[REFERENCE_YEAR_KEY] = reference_year
         doc = nlp(doc)
         analysis = analyse_doc(doc)
-        atoms, notes, unconsumed = assemble(analysis)
+        made = assemble(analysis)
+        atoms = made.atoms
         return Grounding(
             text,
             chosen,
             tuple(atoms),
-            tuple(notes),
+            tuple(made.notes),
             self.name,
-            tuple(unconsumed),
+            tuple(made.unconsumed),
             tuple(unread_values(analysis, atoms)),
+            tuple(ambiguous_values(analysis, atoms, made.negated)),
+            tuple(a.text for a in made.negated),
         )
 
 

@@ -84,6 +84,14 @@ class Grounding:
             any, the atoms may say the opposite of the text.
         unread_values: the normalised values of the entities the text names that no atom
             took in (``metformin`` in "the doctor doubled the metformin" read as a visit).
+        ambiguous: those of the unread values whose kind a role of the atoms takes: the atom
+            may have been built from the wrong word (``tokyo`` in "the round-trip flights
+            Shanghai-Tokyo" read as a trip to Shanghai). Dates are left out: a frame dates an
+            event by its own rule, and a second date is the end of a stay or a return.
+        negated: the atoms a negation or cancellation cue suppressed, as they would have read
+            (``trip(user,tokyo,unknown)`` for "the Tokyo trip is cancelled"): what the text
+            says is not so. Never a memory's atoms; a new fact's negated atoms name the old
+            fact it may reverse (:mod:`stategraph.reversal`).
     """
 
     text: str
@@ -93,13 +101,17 @@ class Grounding:
     grounder: str = ""
     unconsumed: tuple[str, ...] = field(default=())
     unread_values: tuple[str, ...] = field(default=())
+    ambiguous: tuple[str, ...] = field(default=())
+    negated: tuple[str, ...] = field(default=())
 
     @property
     def clean(self) -> bool:
-        """True when the text was read whole: atoms were found and no negation, cancellation
-        or reversal cue was left over. Only a clean reading may carry what the fact it
-        replaces supported (``docs/revision.md``)."""
-        return bool(self.atoms) and not self.unconsumed
+        """True when the atoms can be trusted to say what the text says: atoms were found,
+        no negation, cancellation or reversal cue was left over, and no value of a kind the
+        atoms take was left unread beside them. Only a clean reading gives a memory its atoms
+        (:mod:`stategraph.grounding.reading`): a rule link decides truth, so it may rest on
+        nothing less (``docs/revision.md``)."""
+        return bool(self.atoms) and not self.unconsumed and not self.ambiguous
 
     @property
     def symbols(self) -> list[clingo.Symbol]:
@@ -130,4 +142,5 @@ class Grounding:
             "reason": self.reason,
             "notes": list(self.notes),
             **({"unconsumed": list(self.unconsumed)} if self.unconsumed else {}),
+            **({"ambiguous": list(self.ambiguous)} if self.ambiguous else {}),
         }

@@ -1172,7 +1172,10 @@ class SQLiteStore:
 
     def index_terms(self, states: Iterable[State]) -> None:
         """Add memories to the term index (inside a transaction); states with neither text nor
-        atoms are not indexed."""
+        atoms are not indexed. A memory's withheld atoms are indexed beside its own: what it
+        names is evidence for its neighbours even when its reading cannot carry a rule link
+        (:mod:`stategraph.grounding.reading`)."""
+        from stategraph.grounding.reading import evidence_atoms
         from stategraph.grounding.terms import memory_terms
         from stategraph.text import fulltext
 
@@ -1183,7 +1186,7 @@ class SQLiteStore:
         rows: list[tuple[str, int]] = []
         counts: dict[str, int] = {}
         for st in states:
-            terms = memory_terms(st.text, tuple(st.atoms))
+            terms = memory_terms(st.text, evidence_atoms(st.atoms, st.metadata))
             if not terms:
                 continue
             seq += 1

@@ -16,6 +16,7 @@ from stategraph.bench.perf.textgen import generate
 from stategraph.grounding import DEFAULT_GROUNDER, ground, register_grounder
 from stategraph.grounding.ahead import GroundingAhead, can_ground_ahead
 from stategraph.grounding.grounder import RuleGrounder
+from stategraph.grounding.reading import read
 from stategraph.importing import MemoryImportError, import_memories
 
 SETTINGS: dict[str, Any] = {"rules": "all", "grounder": DEFAULT_GROUNDER}
@@ -90,7 +91,7 @@ def test_the_worker_grounds_as_this_process_does(caplog: pytest.LogCaptureFixtur
     finally:
         with caplog.at_level(logging.INFO, logger="stategraph.grounding.ahead"):
             worker.close()
-    assert found == {(t, y): tuple(ground(t, reference_year=y).texts) for t, y in texts}
+    assert found == {(t, y): read(ground(t, reference_year=y)) for t, y in texts}
     (record,) = caplog.records
     assert record.grounded == len(found)  # type: ignore[attr-defined]
     if Path("/proc/self/status").exists():  # its own pipelines' memory, read on Linux

@@ -50,3 +50,39 @@ def test_a_named_thing_no_atom_took_in_is_unread() -> None:
     assert "metformin" in found.unread_values
     assert "metformin" not in {c for a in found.texts for c in a.split(",")}
     assert ground("用户的成都出差改到 2026-09-09").unread_values == ()  # the user is read
+
+
+@pytest.mark.parametrize(
+    ("text", "rival"),
+    [
+        ("The user takes 1000 mg of metformin, up from 500 mg.", "500mg"),
+        ("用户吃华法林期间不能吃布洛芬", "warfarin"),
+    ],
+)
+def test_a_rival_left_unread_beside_a_role_makes_the_reading_ambiguous(
+    text: str, rival: str
+) -> None:
+    found = ground(text)
+    assert found.atoms and found.ambiguous == (rival,)
+    assert not found.clean
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The user decided to stay in Shanghai and cancelled the move to Shenzhen.",  # negated
+        "Ask the neighbour to water the plants while the flat is empty from 2027-04-10.",
+        "The user flies to Tokyo on 2027-04-10 and back on 2027-04-17.",  # dates: no rivals
+        "The user takes metformin 500 mg twice daily for type 2 diabetes.",  # other kinds
+    ],
+)
+def test_what_is_no_rival_leaves_the_reading_clean(text: str) -> None:
+    found = ground(text)
+    assert found.atoms and found.ambiguous == ()
+    assert found.clean
+
+
+def test_a_negated_atom_is_kept_as_what_the_text_says_is_not_so() -> None:
+    found = ground("Actually the Tokyo trip is cancelled.")
+    assert found.atoms == ()
+    assert found.negated == ("trip(user,tokyo,unknown)",)
