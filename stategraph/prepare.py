@@ -27,7 +27,16 @@ from stategraph.engine.policy import Policy
 from stategraph.engine.revise import LinkWrites
 from stategraph.grounding.reading import WITHHELD, Reading, read
 from stategraph.grounding.terms import argument_terms
-from stategraph.model import Change, EdgeCheck, Justification, Origin, State
+from stategraph.model import (
+    Change,
+    EdgeCheck,
+    Justification,
+    Origin,
+    Reversal,
+    ReversalPolicy,
+    State,
+    Supersession,
+)
 from stategraph.store.sqlite import Store
 from stategraph.text.candidates import Proposer
 from stategraph.text.linking import (
@@ -42,6 +51,7 @@ from stategraph.text.linking import (
 if TYPE_CHECKING:
     import clingo
 
+    from stategraph.grounding.result import Grounding
     from stategraph.text.atom_index import LinkIndex, StoreInputs
     from stategraph.text.linking import Group
 
@@ -57,11 +67,30 @@ stores kept one: :data:`~stategraph.text.linking.LEGACY_ALTERNATIVES`)."""
 _REPLACEABLE = frozenset({Origin.recovered, Origin.assumed, Origin.rule})
 """Origins a rule derivation with the same premises replaces (or refreshes)."""
 
+REVERSALS_SETTING = "reversals"
+"""The setting holding the store's policy for a new fact that reads as reversing or replacing
+a holding one (:data:`REVERSAL_POLICIES`; absent: :data:`DEFAULT_REVERSALS`)."""
+
+REVERSAL_POLICIES = tuple(p.value for p in ReversalPolicy)
+"""``supersede``: a clean reversal of one fact (:mod:`stategraph.text.reversals`) supersedes
+it, and any other is asked about; ``ask``: every reversal is asked about (the old fact and
+what rests on it wait for a person, :mod:`stategraph.reversal`)."""
+
+DEFAULT_REVERSALS = ReversalPolicy.supersede.value
+
 _UNREAD = "superseded"
 """The method of a candidate left by a rule link through a fact whose replacement the
 grounder could not read (:meth:`Preparer.unread_replacements`)."""
 
-__all__ = ["CAP_SETTING", "GROUPS_SETTING", "WITHHELD", "Preparer"]
+__all__ = [
+    "CAP_SETTING",
+    "DEFAULT_REVERSALS",
+    "GROUPS_SETTING",
+    "REVERSALS_SETTING",
+    "REVERSAL_POLICIES",
+    "WITHHELD",
+    "Preparer",
+]
 
 _Key = tuple[str, tuple[str, ...], tuple[str, ...]]
 
@@ -132,6 +161,85 @@ class Preparer:
         """Readings a bulk import had grounded ahead by this memory's grounder
         (:mod:`stategraph.grounding.ahead`), by text and reference year; a text not here is
         grounded when its state is prepared."""
+        self._groundings: dict[tuple[str, int | None], Grounding] = {}
+        """Groundings of this change's texts made before :meth:`ground` (by
+        :meth:`reversals`), cleared once the change is grounded."""
+
+    def reversals(self, change: Change, policy: str) -> tuple[Change, tuple[Reversal, ...]]:
+        """Read each new fact for a reversal or replacement of a holding fact, and apply the
+        policy (:data:`REVERSAL_POLICIES`).
+
+        A fact asserted with text and no atoms is grounded, and matched against the holding
+        facts (:func:`stategraph.text.reversals.find_matches`). Under ``supersede``, a clean
+        match with exactly one old fact turns the assertion into the supersession of that fact
+        by the new one; every other match (under ``ask``, all of them) is reported ``asked``:
+        the assertion stands, and the revision flags the old fact and what rests on it
+        (:mod:`stategraph.reversal`). A fact the change already retracts or supersedes is
+        never matched, nor one that another new fact of the change supersedes.
+
+        Returns:
+            The change (its assertions turned into supersessions where the policy says so)
+            and what was found, in the change's order.
+        """
+        name = self.grounder
+        facts = [
+            st for st in change.assert_ if st.text and not st.atoms and self.policy.is_exogenous(st)
+        ]
+        if name is None or not facts:
+            return change, ()
+        from stategraph.text.reversals import find_matches
+
+        changing = {*change.retract, *(s.id for s in change.supersede)}
+        superseding: dict[str, State] = {}
+        found: list[Reversal] = []
+        for st in facts:
+            matches = find_matches(
+                self.store, st, self._ground(st, name), self.policy.is_exogenous, changing
+            )
+            if not matches:
+                continue
+            (first, *more) = matches
+            if policy == "supersede" and first.clean and not more:
+                superseding[first.old] = st
+                changing.add(first.old)
+                found.append(_reversal(st, first.old, True, first.shared, "superseded", ""))
+                continue
+            for m in matches:
+                found.append(_reversal(st, m.old, m.clean, m.shared, "asked", self._ask(st, m.old)))
+        if not superseding:
+            return change, tuple(found)
+        new = {st.id for st in superseding.values()}
+        return (
+            change.model_copy(
+                update={
+                    "assert_": tuple(s for s in change.assert_ if s.id not in new),
+                    "supersede": change.supersede
+                    + tuple(
+                        Supersession.model_validate({"id": old, "with": st})
+                        for old, st in superseding.items()
+                    ),
+                }
+            ),
+            tuple(found),
+        )
+
+    def _ground(self, st: State, name: str) -> Grounding:
+        """Ground a state's text (with its creation year), kept for :meth:`ground` to read
+        again in the same change."""
+        from stategraph.grounding import ground
+
+        year = st.created_at.year if st.created_at is not None else None
+        key = (st.text, year)
+        if key not in self._groundings:
+            self._groundings[key] = ground(st.text, reference_year=year, grounder=name)
+        return self._groundings[key]
+
+    def _ask(self, new: State, old: str) -> str:
+        """The question of a reversal (:func:`stategraph.text.reversals.question`)."""
+        from stategraph.text.reversals import question
+
+        found = self.store.state(old)
+        return question(new.text, found[0].text or old if found is not None else old)
 
     def prepare(
         self, change: Change, judged: bool = False
@@ -139,7 +247,11 @@ class Preparer:
         """The completed change, the ids of compatibly superseded states, and what the
         store's atom index must record with it (``judged``: a judge settles this revision's
         undecided edges)."""
-        change, links, compatible, writes = self.link(self.ground(change))
+        try:
+            grounded = self.ground(change)
+        finally:
+            self._groundings.clear()
+        change, links, compatible, writes = self.link(grounded)
         change = self.keep_rule_links(change)
         change = self.replace_stand_ins(self.propose(change))
         checked = tuple(self.check(j, change, links) for j in change.add_justifications)
@@ -343,7 +455,6 @@ class Preparer:
         name = self.grounder
         if name is None:
             return change
-        from stategraph.grounding import ground
 
         def reading(st: State, old: str | None = None) -> Reading:
             # The memory's own creation year dates "12月" / "in December"; never the clock,
@@ -352,7 +463,7 @@ class Preparer:
             year = st.created_at.year if st.created_at is not None else None
             if old is None and (ahead := self.grounded_ahead.get((st.text, year))) is not None:
                 return ahead
-            found = ground(st.text, reference_year=year, grounder=name)
+            found = self._ground(st, name)
             if old is None:
                 return read(found)
             stored = self.store.state(old)
@@ -363,10 +474,9 @@ class Preparer:
             if st.atoms or not st.text:
                 return st
             found = reading(st, old)
-            if found.withheld is None:
-                return st.model_copy(update={"atoms": found.atoms})
-            metadata = {**st.metadata, WITHHELD: dict(found.withheld)}
-            return st.model_copy(update={"metadata": metadata})
+            return st.model_copy(
+                update={"atoms": found.atoms, "metadata": found.metadata(st.metadata)}
+            )
 
         return change.model_copy(
             update={
@@ -681,6 +791,21 @@ class Preparer:
             if verdict is not None:
                 checked[p], notes[p] = verdict
         return j.model_copy(update={"checked": checked, "notes": notes})
+
+
+def _reversal(
+    new: State, old: str, clean: bool, shared: tuple[str, ...], outcome: str, question: str
+) -> Reversal:
+    return Reversal.model_validate(
+        {
+            "new": new.id,
+            "old": old,
+            "clean": clean,
+            "shared": shared,
+            "outcome": outcome,
+            "question": question,
+        }
+    )
 
 
 def _is_stand_in(j: Justification) -> bool:

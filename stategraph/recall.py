@@ -31,6 +31,7 @@ from stategraph.store import review_queue
 from stategraph.store.asof import PastStore
 from stategraph.store.sqlite import Store
 from stategraph.text import fulltext
+from stategraph.text.reversals import question
 
 if TYPE_CHECKING:
     from stategraph.embedder import Embedder
@@ -303,9 +304,24 @@ def _text(mem: Memory, sid: str) -> str:
     return found[0].text or sid if found is not None else sid
 
 
+def _replaced(entry: Entry | None) -> bool:
+    """True for a fact a new fact may replace (:mod:`stategraph.reversal`: flagged at depth 0,
+    the new fact undecided; what rests on it is flagged deeper): its question is the
+    reversal's, whether the new fact replaces it."""
+    return (
+        entry is not None
+        and entry.reason.cause == "possibly_replaced"
+        and entry.depth == 0
+        and bool(entry.reason.undecided)
+    )
+
+
 def ask_first(mem: Memory, st: State, entry: Entry | None, seq: int | None) -> str:
     """The question to ask before relying on a memory in doubt, in its language: what it
     rested on, what changed since, and whether it still holds."""
+    if _replaced(entry):
+        assert entry is not None
+        return question(_text(mem, entry.reason.undecided[0]), st.text)
     zh = _zh(st.text)
     basis: list[str] = []
     if entry is not None:

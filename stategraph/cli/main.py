@@ -38,6 +38,7 @@ from stategraph.errors import (
 )
 from stategraph.escaping import LINE_ESCAPES
 from stategraph.urls import redact
+from stategraph.values import ReversalPolicy
 
 if TYPE_CHECKING:  # the commands import these when they run: --help stays fast
     from pydantic import BaseModel
@@ -243,6 +244,7 @@ def _open(args: argparse.Namespace, create: bool = False) -> Memory:
             judge=judge,
             max_depth=max_depth,
             max_alternatives=max_alternatives,
+            reversals=getattr(args, "reversals", None),
         )
     except BaseException:
         store.close()
@@ -732,6 +734,13 @@ def build_parser(
                 help="rule derivations a memory keeps (a new store's: 16; more list more "
                 "alternatives and write a dense store slower, about half as fast at 64; kept "
                 "in the store, a new value relinks every memory)",
+            )
+            p.add_argument(
+                "--reversals",
+                choices=[p.value for p in ReversalPolicy],
+                help="a new fact that reads as reversing or replacing a holding one: "
+                "'supersede' it when read cleanly, else ask (a new store's), or always 'ask' "
+                "(kept in the store)",
             )
         return p
 

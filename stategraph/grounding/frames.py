@@ -28,8 +28,11 @@ from stategraph.grounding.result import GroundedAtom, SourceSpan
 from stategraph.grounding.terms import argument_terms
 
 __all__ = [
+    "CHANGE_CUE",
     "HEDGE_PREDICATE",
+    "POLARITY_CUES",
     "ArgSpec",
+    "Assembly",
     "FrameSpec",
     "ambiguous_values",
     "assemble",
@@ -107,6 +110,11 @@ class FrameSpec(BaseModel):
             the event rather than a statement of it: 搬家前 ("before moving"), "after the
             trip". Such a trigger yields no atom: the memory is about something done around
             the event, and the event itself is stated elsewhere.
+        reverses: predicates whose facts this frame's atom undoes by what it says, each with
+            the role of that predicate its own value stands in: ``stays`` reverses
+            ``moves`` at its ``origin`` (staying in the city one was to leave calls the move
+            off), so "the user will stay in Shanghai" told as a new fact is read as the
+            reversal of a move from Shanghai (:mod:`stategraph.text.reversals`).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -119,6 +127,7 @@ class FrameSpec(BaseModel):
     requires: tuple[str, ...] = ()
     excludes: tuple[str, ...] = ()
     referenced_by: tuple[str, ...] = ()
+    reverses: dict[str, str] = Field(default_factory=dict)
 
 
 @functools.cache
@@ -352,6 +361,11 @@ def _spans(trigger: Mention, bound: list[_Bound], frame: FrameSpec) -> tuple[Sou
     return tuple(sorted(spans, key=lambda s: (s.start, s.end, s.role)))
 
 
+CHANGE_CUE = "CHANGE"
+"""The cue label of a fact told as a change of an earlier one ("actually", "now", "moved to",
+改到, 其实): read by no frame, only by the check for a new fact that replaces an old one
+(:mod:`stategraph.text.reversals`)."""
+
 POLARITY_CUES = frozenset({"NEG", "CANCEL", "REVERSAL"})
 """Cue labels that can turn a text against what its words name: negation, cancellation, and
 reversal (``REVERSAL``: "is off", "fell through", 黄了, 算了), which no frame reads but whose
@@ -373,12 +387,17 @@ class Assembly:
             cue is consumed when it negates a trigger in its clause (whether or not the
             trigger found its arguments) or lies inside the spans of an atom ("stopped" as the
             trigger of ``cancel_utility``).
+        turns: every polarity or change cue in the text, consumed or not, in text order: what
+            makes a new fact read as a reversal or a replacement of an old one.
+        changes: those of the turns that are change cues (:data:`CHANGE_CUE`).
     """
 
     atoms: list[GroundedAtom]
     negated: list[GroundedAtom]
     notes: list[str]
     unconsumed: list[str]
+    turns: list[str]
+    changes: list[str]
 
 
 def assemble(analysis: Analysis, frames: Iterable[FrameSpec] | None = None) -> Assembly:
@@ -426,7 +445,16 @@ def assemble(analysis: Analysis, frames: Iterable[FrameSpec] | None = None) -> A
         and not any(start <= c.start_char and c.end_char <= end for start, end in spans)
     ]
     denied = sorted(negated.values(), key=lambda a: (a.spans[0].start, a.text))
-    return Assembly(ordered, denied, sorted(set(notes)), unconsumed)
+    turns = [c for c in analysis.cues if c.label in POLARITY_CUES or c.label == CHANGE_CUE]
+    changes = [c.text for c in turns if c.label == CHANGE_CUE]
+    return Assembly(
+        ordered,
+        denied,
+        sorted(set(notes)),
+        unconsumed,
+        list(dict.fromkeys(c.text for c in turns)),
+        list(dict.fromkeys(changes)),
+    )
 
 
 def _atom(

@@ -84,6 +84,8 @@ class RuleGrounder:
             tuple(unread_values(analysis, atoms)),
             tuple(ambiguous_values(analysis, atoms, made.negated)),
             tuple(a.text for a in made.negated),
+            tuple(made.turns),
+            tuple(made.changes),
         )
 
 

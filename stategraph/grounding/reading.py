@@ -18,6 +18,11 @@ The entry is a JSON object::
      "unread": ["metformin"]}                          # (a replacement) what the old fact names
 
 with only the keys that apply besides ``atoms``.
+
+A memory also keeps, under :data:`NAMED`, the things its text names that no atom took in (the
+place of "每月5号交徐汇区的房租", the pet of 我们不养狗了): normalised constants, so that memories
+in either language that name the same place, person, drug or date meet as neighbours, and a new
+fact that reverses an old one finds it even when neither reads into an atom.
 """
 
 from __future__ import annotations
@@ -28,11 +33,25 @@ from typing import Any
 
 from stategraph.grounding.result import Grounding
 
-__all__ = ["WITHHELD", "Reading", "evidence_atoms", "read", "withheld_atoms"]
+__all__ = [
+    "NAMED",
+    "WITHHELD",
+    "Reading",
+    "evidence_atoms",
+    "named_values",
+    "read",
+    "withheld_atoms",
+]
 
 WITHHELD = "withheld_atoms"
 """The metadata key under which a memory read unclean keeps the atoms grounding found, and
 why they were withheld (see the module docstring for the entry's shape)."""
+
+NAMED = "named_values"
+"""The metadata key under which a memory keeps the constants its text names outside its atoms
+(a list of strings; never ``user``, which every memory names)."""
+
+_EVERYONE = "user"
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,14 +61,26 @@ class Reading:
     Attributes:
         atoms: the atoms the memory carries: a clean reading's, else none.
         withheld: the :data:`WITHHELD` entry of an unclean reading that found atoms, else None.
+        named: the :data:`NAMED` values: what the text names outside its atoms.
     """
 
     atoms: tuple[str, ...]
     withheld: Mapping[str, Sequence[str]] | None = None
+    named: tuple[str, ...] = ()
+
+    def metadata(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """A memory's metadata with this reading's entries added to ``given``."""
+        out = dict(given)
+        if self.withheld is not None:
+            out[WITHHELD] = dict(self.withheld)
+        if self.named:
+            out[NAMED] = list(self.named)
+        return out
 
     def to_json(self) -> list[Any]:
         """The reading as a JSON value (the grounding-ahead worker's answer for one text)."""
-        return [list(self.atoms), None if self.withheld is None else dict(self.withheld)]
+        withheld = None if self.withheld is None else dict(self.withheld)
+        return [list(self.atoms), withheld, list(self.named)]
 
     @classmethod
     def from_json(cls, value: Any) -> Reading:
@@ -58,14 +89,18 @@ class Reading:
         Raises:
             ValueError: when ``value`` is not such a reading.
         """
-        if not isinstance(value, list) or len(value) != 2:
+        if not isinstance(value, list) or len(value) != 3:
             raise ValueError(f"not a reading: {value!r:.80}")
-        atoms, withheld = value
-        if not isinstance(atoms, list) or not all(isinstance(a, str) for a in atoms):
-            raise ValueError(f"not a reading's atoms: {atoms!r:.80}")
+        atoms, withheld, named = value
+        if not _strings(atoms) or not _strings(named):
+            raise ValueError(f"not a reading's atoms and names: {value!r:.80}")
         if withheld is not None and not withheld_atoms({WITHHELD: withheld}):
             raise ValueError(f"not a withheld entry: {withheld!r:.80}")
-        return cls(tuple(atoms), withheld)
+        return cls(tuple(atoms), withheld, tuple(named))
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
 def read(found: Grounding, unread: Sequence[str] = ()) -> Reading:
@@ -77,10 +112,11 @@ def read(found: Grounding, unread: Sequence[str] = ()) -> Reading:
             replacement: the things the fact it replaces names, left unread), which make it
             unclean too.
     """
+    named = tuple(v for v in found.unread_values if v != _EVERYONE)
     if not found.atoms:
-        return Reading(())
+        return Reading((), None, named)
     if found.clean and not unread:
-        return Reading(found.texts)
+        return Reading(found.texts, None, named)
     entry: dict[str, list[str]] = {"atoms": list(found.texts)}
     if found.unconsumed:
         entry["unconsumed"] = list(found.unconsumed)
@@ -88,7 +124,7 @@ def read(found: Grounding, unread: Sequence[str] = ()) -> Reading:
         entry["ambiguous"] = list(found.ambiguous)
     if unread:
         entry["unread"] = list(unread)
-    return Reading((), entry)
+    return Reading((), entry, named)
 
 
 def withheld_atoms(metadata: Mapping[str, Any]) -> tuple[str, ...]:
@@ -102,6 +138,13 @@ def withheld_atoms(metadata: Mapping[str, Any]) -> tuple[str, ...]:
     if not isinstance(atoms, list):
         return ()
     return tuple(a for a in atoms if isinstance(a, str))
+
+
+def named_values(metadata: Mapping[str, Any]) -> tuple[str, ...]:
+    """The constants a memory's metadata says its text names outside its atoms (none when
+    the :data:`NAMED` entry is absent or not a list of strings)."""
+    found: Any = metadata.get(NAMED)
+    return tuple(found) if _strings(found) else ()
 
 
 def evidence_atoms(atoms: Sequence[str], metadata: Mapping[str, Any]) -> tuple[str, ...]:

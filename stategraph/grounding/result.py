@@ -91,7 +91,13 @@ class Grounding:
         negated: the atoms a negation or cancellation cue suppressed, as they would have read
             (``trip(user,tokyo,unknown)`` for "the Tokyo trip is cancelled"): what the text
             says is not so. Never a memory's atoms; a new fact's negated atoms name the old
-            fact it may reverse (:mod:`stategraph.reversal`).
+            fact it may reverse (:mod:`stategraph.text.reversals`).
+        turns: every negation, cancellation, reversal or change cue in the text ("cancelled",
+            "actually", "now", 改到), consumed or not: what makes a new fact read as a
+            reversal or a replacement of an old one.
+        changes: those of the turns that tell a change ("actually", "now", "moved to", 改到,
+            其实) rather than a negation: with them a new value of an old fact's predicate
+            reads as a replacement.
     """
 
     text: str
@@ -103,6 +109,8 @@ class Grounding:
     unread_values: tuple[str, ...] = field(default=())
     ambiguous: tuple[str, ...] = field(default=())
     negated: tuple[str, ...] = field(default=())
+    turns: tuple[str, ...] = field(default=())
+    changes: tuple[str, ...] = field(default=())
 
     @property
     def clean(self) -> bool:
