@@ -193,6 +193,10 @@ class Preparer:
         superseding: dict[str, State] = {}
         found: list[Reversal] = []
         for st in facts:
+            year = st.created_at.year if st.created_at is not None else None
+            ahead = self.grounded_ahead.get((st.text, year))
+            if ahead is not None and not ahead.turned:
+                continue  # grounded ahead, and nothing in it turns: no need to read it here
             matches = find_matches(
                 self.store, st, self._ground(st, name), self.policy.is_exogenous, changing
             )

@@ -40,6 +40,7 @@ __all__ = [
     "evidence_atoms",
     "named_values",
     "read",
+    "turns",
     "withheld_atoms",
 ]
 
@@ -62,11 +63,15 @@ class Reading:
         atoms: the atoms the memory carries: a clean reading's, else none.
         withheld: the :data:`WITHHELD` entry of an unclean reading that found atoms, else None.
         named: the :data:`NAMED` values: what the text names outside its atoms.
+        turned: the text has a turn (a negation, cancellation, reversal or change cue, or an
+            atom that undoes another): as a new fact it may reverse an old one, and is read
+            for that (:mod:`stategraph.text.reversals`); without one it never is.
     """
 
     atoms: tuple[str, ...]
     withheld: Mapping[str, Sequence[str]] | None = None
     named: tuple[str, ...] = ()
+    turned: bool = False
 
     def metadata(self, given: Mapping[str, Any]) -> dict[str, Any]:
         """A memory's metadata with this reading's entries added to ``given``."""
@@ -80,7 +85,7 @@ class Reading:
     def to_json(self) -> list[Any]:
         """The reading as a JSON value (the grounding-ahead worker's answer for one text)."""
         withheld = None if self.withheld is None else dict(self.withheld)
-        return [list(self.atoms), withheld, list(self.named)]
+        return [list(self.atoms), withheld, list(self.named), self.turned]
 
     @classmethod
     def from_json(cls, value: Any) -> Reading:
@@ -89,14 +94,14 @@ class Reading:
         Raises:
             ValueError: when ``value`` is not such a reading.
         """
-        if not isinstance(value, list) or len(value) != 3:
+        if not isinstance(value, list) or len(value) != 4:
             raise ValueError(f"not a reading: {value!r:.80}")
-        atoms, withheld, named = value
-        if not _strings(atoms) or not _strings(named):
+        atoms, withheld, named, turned = value
+        if not _strings(atoms) or not _strings(named) or not isinstance(turned, bool):
             raise ValueError(f"not a reading's atoms and names: {value!r:.80}")
         if withheld is not None and not withheld_atoms({WITHHELD: withheld}):
             raise ValueError(f"not a withheld entry: {withheld!r:.80}")
-        return cls(tuple(atoms), withheld, tuple(named))
+        return cls(tuple(atoms), withheld, tuple(named), turned)
 
 
 def _strings(value: Any) -> bool:
@@ -113,10 +118,11 @@ def read(found: Grounding, unread: Sequence[str] = ()) -> Reading:
             unclean too.
     """
     named = tuple(v for v in found.unread_values if v != _EVERYONE)
+    turned = turns(found)
     if not found.atoms:
-        return Reading((), None, named)
+        return Reading((), None, named, turned)
     if found.clean and not unread:
-        return Reading(found.texts, None, named)
+        return Reading(found.texts, None, named, turned)
     entry: dict[str, list[str]] = {"atoms": list(found.texts)}
     if found.unconsumed:
         entry["unconsumed"] = list(found.unconsumed)
@@ -124,7 +130,18 @@ def read(found: Grounding, unread: Sequence[str] = ()) -> Reading:
         entry["ambiguous"] = list(found.ambiguous)
     if unread:
         entry["unread"] = list(unread)
-    return Reading((), entry, named)
+    return Reading((), entry, named, turned)
+
+
+def turns(found: Grounding) -> bool:
+    """True when a text has a turn: a negation, cancellation, reversal or change cue, or an
+    atom whose frame undoes another (``reverses``: staying where one was to leave)."""
+    if found.turns:
+        return True
+    from stategraph.grounding.frames import load_frames  # found was grounded: spaCy is in
+
+    undoing = {f.predicate for f in load_frames() if f.reverses}
+    return any(a.frame in undoing and not a.hedged for a in found.atoms)
 
 
 def withheld_atoms(metadata: Mapping[str, Any]) -> tuple[str, ...]:
