@@ -38,7 +38,6 @@ from stategraph.errors import (
 )
 from stategraph.escaping import LINE_ESCAPES
 from stategraph.urls import redact
-from stategraph.values import ReversalPolicy
 
 if TYPE_CHECKING:  # the commands import these when they run: --help stays fast
     from pydantic import BaseModel
@@ -47,7 +46,11 @@ if TYPE_CHECKING:  # the commands import these when they run: --help stays fast
     from stategraph.memory import Memory
     from stategraph.model import LostSupport, Report
 
-__all__ = ["EXIT_CODES", "main", "render_report"]
+__all__ = ["EXIT_CODES", "REVERSALS", "main", "render_report"]
+
+REVERSALS = ("supersede", "ask")
+"""The values of ``--reversals``: :class:`stategraph.values.ReversalPolicy`'s, spelt out so that
+``--help`` imports nothing more (``tests/cli/test_startup.py`` holds the two equal)."""
 
 EXIT_INTERNAL = 1
 EXIT_INPUT = 2
@@ -737,7 +740,7 @@ def build_parser(
             )
             p.add_argument(
                 "--reversals",
-                choices=[p.value for p in ReversalPolicy],
+                choices=REVERSALS,
                 help="a new fact that reads as reversing or replacing a holding one: "
                 "'supersede' it when read cleanly, else ask (a new store's), or always 'ask' "
                 "(kept in the store)",

@@ -10,8 +10,10 @@ atom whole (main at 7be7d5a, before delta linking; recorded again whenever
 main changes what a revision logs, and for the dense history when the linker's cap came to keep
 the derivations through live states first, and for both when a new store's cap came to be 16
 and to be logged (the sparse history's tables did not change, only its settings and logged
-configurations), each time checked against replaying it with every memory linked from
-scratch, ``Memory(linker="scratch")``). Left out: the log's times and the hashes
+configurations), and for both when the term index came to hold what a memory names outside
+its atoms and its atoms' predicates (issue 41: only ``terms`` and ``term_df`` changed), each
+time checked against replaying it with every memory linked from scratch,
+``Memory(linker="scratch")``). Left out: the log's times and the hashes
 chained over them, the linker's own bookkeeping (which memories to relink:
 :data:`~stategraph.testing.tablehash.BOOKKEEPING`), which delta linking keeps per group, and
 recall's full-text index (:data:`~stategraph.testing.tablehash.RECALL_INDEX`), which is not
