@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from stategraph.engine.policy import Policy
 from stategraph.engine.revise import LinkWrites
-from stategraph.grounding.reading import WITHHELD, Reading, read
+from stategraph.grounding.reading import WITHHELD, Reading, read, withheld_atoms
 from stategraph.grounding.terms import argument_terms
 from stategraph.model import (
     Change,
@@ -448,13 +448,14 @@ class Preparer:
     def ground(self, change: Change) -> Change:
         """Fill the atoms of asserted states that have text and no atoms, from clean readings.
 
-        A state carries the atoms of a clean reading only
-        (:mod:`stategraph.grounding.reading`); an unclean reading's atoms go to its metadata
-        under :data:`WITHHELD`, evidence for its candidates but never a rule link's premise or
-        head. A replacement's reading is unclean also when it leaves unread a thing the fact
-        it replaces names ("the doctor doubled the metformin" read as a visit to the doctor):
-        atoms that miss what it says about the old fact's subject would carry what that fact
-        supported.
+        A fact carries only the atoms it read cleanly (:mod:`stategraph.grounding.reading`):
+        those of a clause with a polarity cue left over, or with a rival of one of their
+        roles, go to its metadata under :data:`WITHHELD`, evidence for its neighbours but never
+        a rule link's premise. A replacement is read whole, and is unclean also when it leaves
+        unread a thing the fact it replaces names ("the doctor doubled the metformin" read as
+        a visit to the doctor): atoms that miss what it says about the old fact's subject
+        would carry what that fact supported. A derived memory keeps all its atoms: it holds
+        only on its own basis, which they link it to.
         """
         name = self.grounder
         if name is None:
@@ -472,14 +473,22 @@ class Preparer:
                 return read(found)
             stored = self.store.state(old)
             named = argument_terms(stored[0].atoms) if stored is not None else set()
-            return read(found, sorted({v for v in found.unread_values if "a:" + v in named}))
+            missed = sorted({v for v in found.unread_values if "a:" + v in named})
+            return read(found, missed, whole=True)
 
         def grounded(st: State, old: str | None = None) -> State:
             if st.atoms or not st.text:
                 return st
             found = reading(st, old)
+            # a fact holds on its own word, so a doubtful atom of it would decide truth with
+            # nobody asked: a fact (and any replacement) withholds them; a derived memory rests
+            # on its own basis and keeps its atoms, which link it to that basis
+            withhold = old is not None or self.policy.is_exogenous(st)
             return st.model_copy(
-                update={"atoms": found.atoms, "metadata": found.metadata(st.metadata)}
+                update={
+                    "atoms": found.atoms(withhold),
+                    "metadata": found.metadata(st.metadata, withhold),
+                }
             )
 
         return change.model_copy(
@@ -765,7 +774,11 @@ class Preparer:
         return self._link_index
 
     def check(self, j: Justification, change: Change, links: Links | None) -> Justification:
-        """Classify the candidate premises of a recovered justification, where logic can."""
+        """Classify the candidate premises of a recovered justification, where logic can.
+
+        Logic never calls a candidate independent when the candidate's own reading withheld
+        atoms: the rules never saw what it says, so they cannot say it does not matter.
+        """
         if not j.candidates():
             return j
         new_states = (*change.assert_, *(s.with_ for s in change.supersede))
@@ -792,9 +805,25 @@ class Preparer:
                         f"{j.head} has a {other.origin.value} justification "
                         f"[{', '.join(other.premises)}] without {p}",
                     )
+            if (
+                verdict is not None
+                and verdict[0] is EdgeCheck.independent
+                and self._unclean(p, change)
+            ):
+                verdict = None  # its withheld atoms may be what the head rests on
             if verdict is not None:
                 checked[p], notes[p] = verdict
         return j.model_copy(update={"checked": checked, "notes": notes})
+
+    def _unclean(self, sid: str, change: Change) -> bool:
+        """True for a memory whose reading withheld atoms: the rules cannot say that what it
+        says does not matter to another memory, since they never saw it."""
+        new = next(
+            (s for s in (*change.assert_, *(x.with_ for x in change.supersede)) if s.id == sid),
+            None,
+        )
+        found = new if new is not None else (row[0] if (row := self.store.state(sid)) else None)
+        return found is not None and bool(withheld_atoms(found.metadata))
 
 
 def _reversal(

@@ -9,7 +9,7 @@ gold atoms (or with none), by language:
 - **no-atom accuracy**: of the memories whose gold is no atom, the share given none.
 
 Two readings are scored side by side: ``read``, every atom the grounder finds, and
-``carried``, the atoms a memory keeps (those of a clean reading only,
+``carried``, the atoms a fact keeps (those read from clean clauses,
 :mod:`stategraph.grounding.reading`): what rule links rest on. Memories are grounded without a
 reference year, as the labels write a year-less date (``"--04-12"``).
 
@@ -132,7 +132,7 @@ def score(items: Iterable[Labelled], grounder: str | None = None) -> dict[str, d
     out: dict[str, dict[str, Score]] = {r: {} for r in READINGS}
     for item in items:
         found = ground(item.text, lang=item.lang, grounder=grounder or DEFAULT_GROUNDER)  # type: ignore[arg-type]
-        for reading, atoms in (("read", found.texts), ("carried", read(found).atoms)):
+        for reading, atoms in (("read", found.texts), ("carried", read(found).atoms())):
             for key in (item.lang, "all"):
                 out[reading].setdefault(key, Score()).add(item.atoms, atoms, item.id)
     return out

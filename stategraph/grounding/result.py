@@ -98,6 +98,12 @@ class Grounding:
         changes: those of the turns that tell a change ("actually", "now", "moved to", 改到,
             其实) rather than a negation: with them a new value of an old fact's predicate
             reads as a replacement.
+        doubtful: the atoms whose own clause was not read cleanly (a polarity cue left over
+            in it, or a rival of one of the atom's roles in it): a memory withholds these and
+            carries the others (:mod:`stategraph.grounding.reading`).
+        turned: the values named in a clause that holds a turn: what a negation,
+            cancellation or change is about (Tokyo and the trip in "Actually the Tokyo trip is
+            cancelled"; not the district of "公司在渝北区安排了宿舍，不用自己租房").
     """
 
     text: str
@@ -111,6 +117,8 @@ class Grounding:
     negated: tuple[str, ...] = field(default=())
     turns: tuple[str, ...] = field(default=())
     changes: tuple[str, ...] = field(default=())
+    doubtful: tuple[str, ...] = field(default=())
+    turned: tuple[str, ...] = field(default=())
 
     @property
     def clean(self) -> bool:

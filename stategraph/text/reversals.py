@@ -7,9 +7,10 @@ cancellation, with every booking that rests on the trip. So a new fact is read f
 (a negation, cancellation, reversal or change cue anywhere in it:
 :attr:`~stategraph.grounding.result.Grounding.turns`) together with something it shares with a
 holding fact: a subject, an event or a time. What it shares is looked up in the term index by
-the constants both name: the new fact's atoms, the atoms its cue negated, the things it names
-outside any atom (:data:`~stategraph.grounding.reading.NAMED`), and for an event it names
-("the move", 出差) the predicates that state such an event.
+the constants both name: the atoms its cue negated, the things named in the clause of a turn
+(:attr:`~stategraph.grounding.result.Grounding.turned`: what the turn is about, not what the
+rest of the text mentions), the atoms of a replacement, and for an event it names ("the move",
+出差) the predicates that state such an event.
 
 A match is **clean** when the reading says exactly what is undone:
 
@@ -197,8 +198,10 @@ def find_matches(
     if not found.turns and not undoing:
         return []
     negated = _symbols(found.negated)
-    named = {c for s in (*positive, *negated) for c in _constants(s)}
-    named |= {v for v in found.unread_values if v not in (_UNKNOWN, _EVERYONE)}
+    named = {c for s in negated for c in _constants(s)}
+    named |= {v for v in found.turned if v not in (_UNKNOWN, _EVERYONE)}
+    if undoing or (found.changes and positive):  # a replacement: its atoms name the old fact
+        named |= {c for s in positive for c in _constants(s)}
     events = _event_predicates()
     predicates = {p for v in named for p in events.get(v, ())}
     predicates |= {p for u in undoing for p in _reverses()[u.name]}
