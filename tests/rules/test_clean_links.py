@@ -65,3 +65,14 @@ def test_what_a_text_names_outside_its_atoms_is_kept_as_evidence() -> None:
     st = _state(mem, "rent")
     assert st.atoms == ()
     assert st.metadata[NAMED] == ["shanghai", "6500", "cny"]
+
+
+def test_logic_never_calls_a_candidate_read_unclean_independent() -> None:
+    mem = Memory(rules="all", grounder=GROUNDER)
+    mem.fact("home", "The user lives in Shanghai.")
+    mem.fact("unsure", "The user lives in Shanghai or Hangzhou.")
+    mem.belief("commute", "Commute time is computed for Shanghai.", context=["home", "unsure"])
+    justs = mem.store.justifications_for({"commute"})
+    (cand,) = [j for j in justs if j.origin.value == "recovered"]
+    assert cand.checked.get("home") is not None  # the rules read it: logic decides
+    assert "unsure" not in cand.checked  # the rules never saw what it says

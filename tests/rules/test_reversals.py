@@ -165,6 +165,8 @@ def test_a_new_value_told_as_a_fact_replaces_the_old_one() -> None:
     "text",
     [
         "The user loves the beaches in Shenzhen.",  # shares a place, no turn
+        # a turn about something else: 不用 is about renting, not about Shenzhen
+        "公司给用户在深圳安排了员工宿舍，到了就能直接入住，不用自己租房",
         "The user does not eat pork.",  # a turn, nothing shared
         "The user also has a doctor appointment on 2026-12-20.",  # another thing, no turn
     ],
