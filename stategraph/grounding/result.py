@@ -159,4 +159,5 @@ class Grounding:
             "notes": list(self.notes),
             **({"unconsumed": list(self.unconsumed)} if self.unconsumed else {}),
             **({"ambiguous": list(self.ambiguous)} if self.ambiguous else {}),
+            **({"doubtful": list(self.doubtful)} if self.doubtful else {}),
         }
