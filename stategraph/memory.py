@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import gc
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -25,8 +25,9 @@ from pydantic import BaseModel, ValidationError
 
 from stategraph.asof import MemoryAsOf
 from stategraph.engine.explain import Proof, WhyNot, why, why_not
+from stategraph.engine.graph import SupportGraph
 from stategraph.engine.policy import Policy
-from stategraph.engine.revise import LinkWrites
+from stategraph.engine.revise import LinkWrites, Revision
 from stategraph.engine.revise import solve as solve_change
 from stategraph.errors import ConcurrentChangeError, InvalidInputError, UnknownStateError
 from stategraph.judge.base import PROMPT_VERSION, Judge, JudgeCall, Question, question_key
@@ -37,6 +38,7 @@ from stategraph.model import (
     Justification,
     Origin,
     Report,
+    Reversal,
     State,
     Supersession,
     Truth,
@@ -44,7 +46,13 @@ from stategraph.model import (
     normalise_id,
 )
 from stategraph.nodes import is_internal
-from stategraph.prepare import Preparer
+from stategraph.prepare import (
+    DEFAULT_REVERSALS,
+    REVERSAL_POLICIES,
+    REVERSALS_SETTING,
+    Preparer,
+)
+from stategraph.reversal import note_reversals
 from stategraph.review.confirm import PendingReview, pending_review, review_change
 from stategraph.review.provenance import check_change, check_justification
 from stategraph.review.questions import ReviewGroup, review_groups
@@ -300,6 +308,16 @@ class Memory:
             (link every memory afresh at every change: the reference, for comparisons), or
             ``"logged"`` (link nothing: each change carries its rule links, as a replay of a
             log written before rule links went through atom nodes does).
+        reversals: what to do with a new fact that reads as reversing or replacing a holding
+            one ("Actually the Tokyo trip is cancelled" beside "The user flies to Tokyo on
+            2027-04-10"; :mod:`stategraph.text.reversals`): ``"supersede"`` (the default)
+            supersedes the old fact when the reading is clean (what the new fact negates or
+            gives a new value is the old fact's atom, and no other fact's) and asks
+            otherwise; ``"ask"`` always asks: the old fact and what rests on it go to
+            confirmation, values kept, until a person answers. Either way the report lists it
+            (:attr:`~stategraph.model.Report.reversals`), and both are never kept silently.
+            Needs a grounder. None: the store's (a new store's is ``"supersede"``).
+            Persisted in the store.
     """
 
     def __init__(
@@ -319,8 +337,12 @@ class Memory:
         busy_timeout: float = 30.0,
         create: bool = True,
         linker: str = "incremental",
+        reversals: str | None = None,
     ) -> None:
         check_limits(max_depth, max_cone)
+        if reversals is not None and reversals not in REVERSAL_POLICIES:
+            why = f"one of {', '.join(REVERSAL_POLICIES)}, not {reversals!r:.40}"
+            raise InvalidInputError("config", [("reversals", why)])
         self.max_cone = max_cone
         self.policy = policy or Policy()
         self.max_depth = max_depth
@@ -328,6 +350,7 @@ class Memory:
             path if path is not None else ":memory:", busy_timeout=busy_timeout, create=create
         )
         self.rules, self.grounder = self._settings(rules, grounder)
+        self.reversals = self._reversal_policy(reversals)
         self.candidates = candidates
         self.assume = assume
         self.judge = judge
@@ -362,6 +385,16 @@ class Memory:
             get_grounder(grounder)  # fail early on an unknown name
             self.store.set_setting("grounder", grounder)
         return tuple(rules), grounder
+
+    def _reversal_policy(self, given: str | None) -> str:
+        """The store's ``reversals`` policy, set to ``given`` when that differs (a store that
+        never set one has :data:`~stategraph.prepare.DEFAULT_REVERSALS`)."""
+        stored = self.store.get_setting(REVERSALS_SETTING)
+        now = stored if stored in REVERSAL_POLICIES else DEFAULT_REVERSALS
+        if given is not None and given != now:
+            self.store.set_setting(REVERSALS_SETTING, given)
+            return given
+        return str(now)
 
     @classmethod
     def open(cls, path: str | Path, **options: Any) -> Memory:
@@ -401,6 +434,8 @@ class Memory:
             config["assume"] = False
         if self.rules and self.linker != "logged":  # absent: linked memory to memory
             config["links"] = LINKS
+        if self.grounder and self.reversals != DEFAULT_REVERSALS:  # absent: as before
+            config["reversals"] = self.reversals
         if self.judge is not None:
             b = self.judge_budget
             budget: dict[str, Any] = {"calls": b.calls, "tokens": b.tokens, "rounds": b.rounds}
@@ -461,8 +496,10 @@ class Memory:
         with _paused_gc():
             asked = change  # logged as given, for replay (stategraph.audit)
             if logged is None:
+                change, reversals = self._preparer.reversals(change, self.reversals)
                 change, compatible, link = self._preparer.prepare(change, judged=judge is not None)
-            else:
+            else:  # a replayed entry linked before atom nodes: completed as it was logged
+                reversals = ()
                 compatible, link = logged, LinkWrites()
 
             solve = functools.partial(
@@ -491,9 +528,27 @@ class Memory:
                 rev, calls = settled.revision, settled.calls
             elif facts and self.candidates is not None:
                 rev = flag_blockers(rev, first[1], self.store, self.candidates, change, facts)
+            if reversals:
+                rev = self._noted(rev, reversals, solve)
             rev.writes.link = link
             self.store.commit(rev, self.config, calls, expect_head=head, asked=asked)
         return rev.report
+
+    def _noted(
+        self,
+        rev: Revision,
+        reversals: tuple[Reversal, ...],
+        solve: Callable[[Change], tuple[Revision, SupportGraph]],
+    ) -> Revision:
+        """The revision with its reversals reported and what the asked ones put in question
+        flagged (:mod:`stategraph.reversal`)."""
+        kinds = {}
+        for r in reversals:
+            found = self.store.state(r.old)
+            if found is not None:
+                kinds[r.old] = found[0].kind
+        actions = frozenset(k for k, kp in self.policy.kinds.items() if kp.action)
+        return note_reversals(rev, reversals, solve, kinds, actions)
 
     @contextmanager
     def atomic(self) -> Iterator[None]:

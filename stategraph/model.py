@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from datetime import datetime
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import clingo
 from pydantic import (
@@ -34,6 +34,7 @@ from stategraph.values import (
     Decision,
     EdgeCheck,
     Origin,
+    ReversalPolicy,
     Source,
     Truth,
     Verdict,
@@ -55,6 +56,8 @@ __all__ = [
     "Origin",
     "Reason",
     "Report",
+    "Reversal",
+    "ReversalPolicy",
     "Review",
     "Source",
     "State",
@@ -408,8 +411,13 @@ class Change(BaseModel):
             for j in self.add_justifications
             if j.origin is Origin.review and not j.premises and not j.unless
         }
+        # a confirmation that changes nothing: a fact a new fact may have replaced is kept
+        # (it holds without justification; stategraph.review)
+        alone = not (self.retract or self.assert_ or self.supersede or self.remove_justifications)
         for r in self.reviews:
             done = confirmed if r.decision is Decision.confirmed else set(self.retract)
+            if r.decision is Decision.confirmed and alone and not self.add_justifications:
+                continue
             if r.id not in done:
                 does = {
                     Decision.confirmed: "add a review justification without premises for it",
@@ -431,13 +439,15 @@ class Change(BaseModel):
         return [v] if isinstance(v, (dict, Supersession)) else v
 
     def is_empty(self) -> bool:
-        """True when the change does nothing at all."""
+        """True when the change does nothing at all (a person's decision alone is something:
+        the confirmation of a fact a new fact may have replaced adds nothing else)."""
         return not (
             self.retract
             or self.assert_
             or self.supersede
             or self.add_justifications
             or self.remove_justifications
+            or self.reviews
         )
 
 
@@ -464,7 +474,10 @@ class Reason(BaseModel):
     """One of ``no_support``, ``alternative_support``, ``new_support``, ``negative_cycle``,
     ``undefined_premise``, ``unverified_candidate``, ``depth_limit``, ``compatible_update``,
     ``possibly_defeated`` (a fact the change asserted may defeat this memory's stand-in
-    support, and no judge settled it: the value is kept, a person decides)."""
+    support, and no judge settled it: the value is kept, a person decides),
+    ``possibly_replaced`` (a fact the change asserted reads as reversing or replacing this
+    fact, or one this memory rests on: the value is kept, a person decides; see
+    :class:`Reversal`)."""
     lost: tuple[LostSupport, ...] = ()
     surviving: JustificationRef | None = None
     """The justification that carries a kept or restored state (minimal derivation height)."""
@@ -535,6 +548,35 @@ class ChangedState(BaseModel):
     new: Truth
 
 
+class Reversal(BaseModel):
+    """A new fact that reads as reversing or replacing a holding one, and what was done.
+
+    A fact told as a change ("Actually the Tokyo trip is cancelled", "the dentist appointment
+    moved to 2027-03-25") is not an addition: both would hold, with everything resting on the
+    old one (:mod:`stategraph.text.reversals`). By the memory's ``reversals`` policy it either
+    supersedes the old fact (a clean reading, policy ``supersede``) or puts the old fact and
+    what rests on it to confirmation (cause ``possibly_replaced``), asking :attr:`question`.
+    """
+
+    model_config = _FROZEN
+
+    new: StateId
+    """The new fact."""
+    old: StateId
+    """The holding fact it reads as reversing or replacing."""
+    clean: bool
+    """The reading says exactly what is undone: an atom it negates or gives a new value is
+    the old fact's."""
+    shared: tuple[str, ...] = ()
+    """What the two name in common (places, people, events, dates, values)."""
+    outcome: Literal["superseded", "asked"]
+    """``superseded``: the new fact replaced the old one in this revision; ``asked``: the old
+    fact and what rests on it wait for a person."""
+    question: str = ""
+    """For ``asked``: the question for a person ("Does 'Actually the Tokyo trip is
+    cancelled' replace 'The user flies to Tokyo on 2027-04-10'?")."""
+
+
 class Report(BaseModel):
     """The outcome of one revision: one entry per touched state, sorted by depth then id."""
 
@@ -554,6 +596,17 @@ class Report(BaseModel):
     ``cone/alternating`` (alternating fixpoint, for cones with a cycle through ``unless``)."""
     edges: tuple[EdgeOutcome, ...] = ()
     """The candidate edges this change put in question and who settled each, sorted."""
+    reversals: tuple[Reversal, ...] = ()
+    """New facts of this change that read as reversing or replacing a holding fact, and what
+    was done with each, sorted. Left out of the JSON when empty, so reports without any
+    serialise (and hash) as they did before."""
+
+    @model_serializer(mode="wrap")
+    def _without_empty_reversals(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if not self.reversals and isinstance(data, dict):
+            data.pop("reversals", None)
+        return data
 
     @property
     def edge_counts(self) -> dict[str, int]:

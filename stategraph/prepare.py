@@ -23,9 +23,18 @@ from typing import TYPE_CHECKING
 
 from stategraph.engine.policy import Policy
 from stategraph.engine.revise import LinkWrites
-from stategraph.grounding.reading import WITHHELD, Reading, read
+from stategraph.grounding.reading import WITHHELD, Reading, read, withheld_atoms
 from stategraph.grounding.terms import argument_terms
-from stategraph.model import Change, EdgeCheck, Justification, Origin, State
+from stategraph.model import (
+    Change,
+    EdgeCheck,
+    Justification,
+    Origin,
+    Reversal,
+    ReversalPolicy,
+    State,
+    Supersession,
+)
 from stategraph.nodes import ATOM_KIND
 from stategraph.store.sqlite import Store
 from stategraph.text.atom_index import LINKED_SETTING
@@ -41,13 +50,31 @@ from stategraph.text.linking import (
 from stategraph.text.linking import check as check_by_rules
 
 if TYPE_CHECKING:
+    from stategraph.grounding.result import Grounding
     from stategraph.text.atom_index import LinkIndex
+
+REVERSALS_SETTING = "reversals"
+"""The setting holding the store's policy for a new fact that reads as reversing or replacing
+a holding one (:data:`REVERSAL_POLICIES`; absent: :data:`DEFAULT_REVERSALS`)."""
+
+REVERSAL_POLICIES = tuple(p.value for p in ReversalPolicy)
+"""``supersede``: a clean reversal of one fact (:mod:`stategraph.text.reversals`) supersedes
+it, and any other is asked about; ``ask``: every reversal is asked about (the old fact and
+what rests on it wait for a person, :mod:`stategraph.reversal`)."""
+
+DEFAULT_REVERSALS = ReversalPolicy.supersede.value
 
 _UNREAD = "superseded"
 """The method of a candidate left by a rule link through a fact whose replacement the
 grounder could not read (:meth:`Preparer.unread_replacements`)."""
 
-__all__ = ["WITHHELD", "Preparer"]
+__all__ = [
+    "DEFAULT_REVERSALS",
+    "REVERSALS_SETTING",
+    "REVERSAL_POLICIES",
+    "WITHHELD",
+    "Preparer",
+]
 
 
 class Preparer:
@@ -96,6 +123,89 @@ class Preparer:
         """Readings a bulk import had grounded ahead by this memory's grounder
         (:mod:`stategraph.grounding.ahead`), by text and reference year; a text not here is
         grounded when its state is prepared."""
+        self._groundings: dict[tuple[str, int | None], Grounding] = {}
+        """Groundings of this change's texts made before :meth:`ground` (by
+        :meth:`reversals`), cleared once the change is grounded."""
+
+    def reversals(self, change: Change, policy: str) -> tuple[Change, tuple[Reversal, ...]]:
+        """Read each new fact for a reversal or replacement of a holding fact, and apply the
+        policy (:data:`REVERSAL_POLICIES`).
+
+        A fact asserted with text and no atoms is grounded, and matched against the holding
+        facts (:func:`stategraph.text.reversals.find_matches`). Under ``supersede``, a clean
+        match with exactly one old fact turns the assertion into the supersession of that fact
+        by the new one; every other match (under ``ask``, all of them) is reported ``asked``:
+        the assertion stands, and the revision flags the old fact and what rests on it
+        (:mod:`stategraph.reversal`). A fact the change already retracts or supersedes is
+        never matched, nor one that another new fact of the change supersedes.
+
+        Returns:
+            The change (its assertions turned into supersessions where the policy says so)
+            and what was found, in the change's order.
+        """
+        name = self.grounder
+        facts = [
+            st for st in change.assert_ if st.text and not st.atoms and self.policy.is_exogenous(st)
+        ]
+        if name is None or not facts:
+            return change, ()
+        from stategraph.text.reversals import find_matches
+
+        changing = {*change.retract, *(s.id for s in change.supersede)}
+        superseding: dict[str, State] = {}
+        found: list[Reversal] = []
+        for st in facts:
+            year = st.created_at.year if st.created_at is not None else None
+            ahead = self.grounded_ahead.get((st.text, year))
+            if ahead is not None and not ahead.turned:
+                continue  # grounded ahead, and nothing in it turns: no need to read it here
+            matches = find_matches(
+                self.store, st, self._ground(st, name), self.policy.is_exogenous, changing
+            )
+            if not matches:
+                continue
+            (first, *more) = matches
+            if policy == "supersede" and first.clean and not more:
+                superseding[first.old] = st
+                changing.add(first.old)
+                found.append(_reversal(st, first.old, True, first.shared, "superseded", ""))
+                continue
+            for m in matches:
+                found.append(_reversal(st, m.old, m.clean, m.shared, "asked", self._ask(st, m.old)))
+        if not superseding:
+            return change, tuple(found)
+        new = {st.id for st in superseding.values()}
+        return (
+            change.model_copy(
+                update={
+                    "assert_": tuple(s for s in change.assert_ if s.id not in new),
+                    "supersede": change.supersede
+                    + tuple(
+                        Supersession.model_validate({"id": old, "with": st})
+                        for old, st in superseding.items()
+                    ),
+                }
+            ),
+            tuple(found),
+        )
+
+    def _ground(self, st: State, name: str) -> Grounding:
+        """Ground a state's text (with its creation year), kept for :meth:`ground` to read
+        again in the same change."""
+        from stategraph.grounding import ground
+
+        year = st.created_at.year if st.created_at is not None else None
+        key = (st.text, year)
+        if key not in self._groundings:
+            self._groundings[key] = ground(st.text, reference_year=year, grounder=name)
+        return self._groundings[key]
+
+    def _ask(self, new: State, old: str) -> str:
+        """The question of a reversal (:func:`stategraph.text.reversals.question`)."""
+        from stategraph.text.reversals import question
+
+        found = self.store.state(old)
+        return question(new.text, found[0].text or old if found is not None else old)
 
     def prepare(
         self, change: Change, judged: bool = False
@@ -103,7 +213,11 @@ class Preparer:
         """The completed change, the ids of compatibly superseded states, and what the
         store's atom index must record with it (``judged``: a judge settles this revision's
         undecided edges)."""
-        change, graph, compatible, writes = self.link(self.ground(change))
+        try:
+            grounded = self.ground(change)
+        finally:
+            self._groundings.clear()
+        change, graph, compatible, writes = self.link(grounded)
         change = self.replace_stand_ins(self.propose(change))
         checked = tuple(self.check(j, change, graph) for j in change.add_justifications)
         if checked != change.add_justifications:
@@ -246,18 +360,18 @@ class Preparer:
     def ground(self, change: Change) -> Change:
         """Fill the atoms of asserted states that have text and no atoms, from clean readings.
 
-        A state carries the atoms of a clean reading only
-        (:mod:`stategraph.grounding.reading`); an unclean reading's atoms go to its metadata
-        under :data:`WITHHELD`, evidence for its candidates but never a rule link's premise or
-        head. A replacement's reading is unclean also when it leaves unread a thing the fact
-        it replaces names ("the doctor doubled the metformin" read as a visit to the doctor):
-        atoms that miss what it says about the old fact's subject would carry what that fact
-        supported.
+        A fact carries only the atoms it read cleanly (:mod:`stategraph.grounding.reading`):
+        those of a clause with a polarity cue left over, or with a rival of one of their
+        roles, go to its metadata under :data:`WITHHELD`, evidence for its neighbours but never
+        a rule link's premise. A replacement is read whole, and is unclean also when it leaves
+        unread a thing the fact it replaces names ("the doctor doubled the metformin" read as
+        a visit to the doctor): atoms that miss what it says about the old fact's subject
+        would carry what that fact supported. A derived memory keeps all its atoms: it holds
+        only on its own basis, which they link it to.
         """
         name = self.grounder
         if name is None:
             return change
-        from stategraph.grounding import ground
 
         def reading(st: State, old: str | None = None) -> Reading:
             # The memory's own creation year dates "12月" / "in December"; never the clock,
@@ -266,21 +380,28 @@ class Preparer:
             year = st.created_at.year if st.created_at is not None else None
             if old is None and (ahead := self.grounded_ahead.get((st.text, year))) is not None:
                 return ahead
-            found = ground(st.text, reference_year=year, grounder=name)
+            found = self._ground(st, name)
             if old is None:
                 return read(found)
             stored = self.store.state(old)
             named = argument_terms(stored[0].atoms) if stored is not None else set()
-            return read(found, sorted({v for v in found.unread_values if "a:" + v in named}))
+            missed = sorted({v for v in found.unread_values if "a:" + v in named})
+            return read(found, missed, whole=True)
 
         def grounded(st: State, old: str | None = None) -> State:
             if st.atoms or not st.text or st.kind == ATOM_KIND:
                 return st
             found = reading(st, old)
-            if found.withheld is None:
-                return st.model_copy(update={"atoms": found.atoms})
-            metadata = {**st.metadata, WITHHELD: dict(found.withheld)}
-            return st.model_copy(update={"metadata": metadata})
+            # a fact holds on its own word, so a doubtful atom of it would decide truth with
+            # nobody asked: a fact (and any replacement) withholds them; a derived memory rests
+            # on its own basis and keeps its atoms, which link it to that basis
+            withhold = old is not None or self.policy.is_exogenous(st)
+            return st.model_copy(
+                update={
+                    "atoms": found.atoms(withhold),
+                    "metadata": found.metadata(st.metadata, withhold),
+                }
+            )
 
         return change.model_copy(
             update={
@@ -399,7 +520,11 @@ class Preparer:
         return self._link_index
 
     def check(self, j: Justification, change: Change, graph: StoredGraph | None) -> Justification:
-        """Classify the candidate premises of a recovered justification, where logic can."""
+        """Classify the candidate premises of a recovered justification, where logic can.
+
+        Logic never calls a candidate independent when the candidate's own reading withheld
+        atoms: the rules never saw what it says, so they cannot say it does not matter.
+        """
         if not j.candidates():
             return j
         new_states = (*change.assert_, *(s.with_ for s in change.supersede))
@@ -426,9 +551,40 @@ class Preparer:
                         f"{j.head} has a {other.origin.value} justification "
                         f"[{', '.join(other.premises)}] without {p}",
                     )
+            if (
+                verdict is not None
+                and verdict[0] is EdgeCheck.independent
+                and self._unclean(p, change)
+            ):
+                verdict = None  # its withheld atoms may be what the head rests on
             if verdict is not None:
                 checked[p], notes[p] = verdict
         return j.model_copy(update={"checked": checked, "notes": notes})
+
+    def _unclean(self, sid: str, change: Change) -> bool:
+        """True for a memory whose reading withheld atoms: the rules cannot say that what it
+        says does not matter to another memory, since they never saw it."""
+        new = next(
+            (s for s in (*change.assert_, *(x.with_ for x in change.supersede)) if s.id == sid),
+            None,
+        )
+        found = new if new is not None else (row[0] if (row := self.store.state(sid)) else None)
+        return found is not None and bool(withheld_atoms(found.metadata))
+
+
+def _reversal(
+    new: State, old: str, clean: bool, shared: tuple[str, ...], outcome: str, question: str
+) -> Reversal:
+    return Reversal.model_validate(
+        {
+            "new": new.id,
+            "old": old,
+            "clean": clean,
+            "shared": shared,
+            "outcome": outcome,
+            "question": question,
+        }
+    )
 
 
 def _is_stand_in(j: Justification) -> bool:

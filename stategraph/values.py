@@ -21,6 +21,7 @@ __all__ = [
     "Decision",
     "EdgeCheck",
     "Origin",
+    "ReversalPolicy",
     "Source",
     "Truth",
     "Verdict",
@@ -108,6 +109,16 @@ class Consequence(enum.StrEnum):
 
     cancel = "cancel"
     review = "review"
+
+
+class ReversalPolicy(enum.StrEnum):
+    """What a memory does with a new fact that reads as reversing or replacing a holding one
+    (``Memory(reversals=...)``, kept in the store; :mod:`stategraph.text.reversals`)."""
+
+    supersede = "supersede"
+    """Supersede the old fact when the reading is clean; ask otherwise (the default)."""
+    ask = "ask"
+    """Always ask: the old fact and what rests on it wait for a person, values kept."""
 
 
 class Decision(enum.StrEnum):

@@ -27,7 +27,17 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("review", ("review",)),
     (
         "memory",
-        ("memory", "prepare", "importing", "recall", "asof", "rerank", "embedder", "__init__"),
+        (
+            "memory",
+            "prepare",
+            "reversal",
+            "importing",
+            "recall",
+            "asof",
+            "rerank",
+            "embedder",
+            "__init__",
+        ),
     ),
     ("integrations", ("integrations",)),
     ("audit", ("audit",)),

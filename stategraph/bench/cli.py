@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from stategraph.bench import grounding as grounding_bench
 from stategraph.bench import recall_cli
 from stategraph.bench.cases import Case, CaseError, load_cases, shipped_cases
 from stategraph.bench.metrics import DEPTH_BUCKETS, GroupScore, SystemScore
@@ -66,6 +67,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     perf_cli.add_arguments(p)
     recall_cli.add_arguments(p)
+    grounding_bench.add_arguments(p)
     p.set_defaults(func=run_command)
     return p
 
@@ -86,6 +88,8 @@ def run_command(args: argparse.Namespace) -> int:
         return perf_cli.run_command(args, args.paths[1:])
     if perf_cli.refuse_stray_options(args):
         return 2
+    if grounding_bench.wanted(args):
+        return grounding_bench.run_command(args)
     if recall_cli.wanted(args) or args.instances is not None:
         if recall_cli.refuse_stray_options(args):
             return 2

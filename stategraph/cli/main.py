@@ -46,7 +46,11 @@ if TYPE_CHECKING:  # the commands import these when they run: --help stays fast
     from stategraph.memory import Memory
     from stategraph.model import LostSupport, Report
 
-__all__ = ["EXIT_CODES", "main", "render_report"]
+__all__ = ["EXIT_CODES", "REVERSALS", "main", "render_report"]
+
+REVERSALS = ("supersede", "ask")
+"""The values of ``--reversals``: :class:`stategraph.values.ReversalPolicy`'s, spelt out so that
+``--help`` imports nothing more (``tests/cli/test_startup.py`` holds the two equal)."""
 
 EXIT_INTERNAL = 1
 EXIT_INPUT = 2
@@ -241,6 +245,7 @@ def _open(args: argparse.Namespace, create: bool = False) -> Memory:
             grounder=getattr(args, "grounder", None),
             judge=judge,
             max_depth=max_depth,
+            reversals=getattr(args, "reversals", None),
         )
     except BaseException:
         store.close()
@@ -727,6 +732,13 @@ def build_parser(
                 metavar="NAME",
                 help="ground memory text into atoms, e.g. stategraph.rule_grounder.v1 (kept "
                 "in the store)",
+            )
+            p.add_argument(
+                "--reversals",
+                choices=REVERSALS,
+                help="a new fact that reads as reversing or replacing a holding one: "
+                "'supersede' it when read cleanly, else ask (a new store's), or always 'ask' "
+                "(kept in the store)",
             )
         return p
 

@@ -18,6 +18,7 @@ __all__ = ["Analysis", "Mention", "analyse_doc"]
 # Punctuation that ends a sentence / a clause. Negation, hedges and most arguments are scoped
 # to a clause: in 用户决定留在上海，取消搬迁计划 the 取消 negates the move, not the stay.
 _SENTENCE_END = frozenset({".", "。", "!", "！", "?", "？", ";", "；", "\n"})
+_QUESTION = frozenset({"?", "？"})
 _CLAUSE_END = frozenset({",", "，", "—", "–", "(", ")", "（", "）"})
 _CLAUSE_CUE = "CLAUSE_BREAK"
 
@@ -55,12 +56,14 @@ class Analysis:
         cues: triggers, markers, negation, hedge and clause-break cues, sorted by position.
         clauses: ``(start, end)`` token ranges of the clauses, in order, covering the doc.
         sentences: ``(start, end)`` token ranges of the sentences, in order.
+        questions: the sentences that end in a question mark: they ask, and state nothing.
     """
 
     entities: tuple[Mention, ...]
     cues: tuple[Mention, ...]
     clauses: tuple[tuple[int, int], ...]
     sentences: tuple[tuple[int, int], ...]
+    questions: tuple[tuple[int, int], ...] = ()
 
     def clause_of(self, token: int) -> tuple[int, int]:
         """The clause range containing a token."""
@@ -122,9 +125,13 @@ def analyse_doc(doc: Doc) -> Analysis:
     clause_breaks |= {c.start - 1 for c in cues if c.label == _CLAUSE_CUE and c.start > 0}
     clause_breaks -= inside
     sentence_breaks -= inside
+    sentences = _ranges(len(doc), sentence_breaks)
     return Analysis(
         entities=tuple(sorted(entities, key=_position)),
         cues=tuple(sorted(cues, key=_position)),
         clauses=_ranges(len(doc), clause_breaks),
-        sentences=_ranges(len(doc), sentence_breaks),
+        sentences=sentences,
+        questions=tuple(
+            (a, b) for a, b in sentences if b > a and doc[b - 1].text.strip() in _QUESTION
+        ),
     )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import clingo
@@ -28,11 +28,15 @@ from stategraph.grounding.result import GroundedAtom, SourceSpan
 from stategraph.grounding.terms import argument_terms
 
 __all__ = [
+    "CHANGE_CUE",
     "HEDGE_PREDICATE",
+    "POLARITY_CUES",
     "ArgSpec",
+    "Assembly",
     "FrameSpec",
     "ambiguous_values",
     "assemble",
+    "doubtful_atoms",
     "load_frames",
     "unread_values",
 ]
@@ -107,6 +111,11 @@ class FrameSpec(BaseModel):
             the event rather than a statement of it: 搬家前 ("before moving"), "after the
             trip". Such a trigger yields no atom: the memory is about something done around
             the event, and the event itself is stated elsewhere.
+        reverses: predicates whose facts this frame's atom undoes by what it says, each with
+            the role of that predicate its own value stands in: ``stays`` reverses
+            ``moves`` at its ``origin`` (staying in the city one was to leave calls the move
+            off), so "the user will stay in Shanghai" told as a new fact is read as the
+            reversal of a move from Shanghai (:mod:`stategraph.text.reversals`).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -119,6 +128,7 @@ class FrameSpec(BaseModel):
     requires: tuple[str, ...] = ()
     excludes: tuple[str, ...] = ()
     referenced_by: tuple[str, ...] = ()
+    reverses: dict[str, str] = Field(default_factory=dict)
 
 
 @functools.cache
@@ -352,6 +362,11 @@ def _spans(trigger: Mention, bound: list[_Bound], frame: FrameSpec) -> tuple[Sou
     return tuple(sorted(spans, key=lambda s: (s.start, s.end, s.role)))
 
 
+CHANGE_CUE = "CHANGE"
+"""The cue label of a fact told as a change of an earlier one ("actually", "now", "moved to",
+改到, 其实): read by no frame, only by the check for a new fact that replaces an old one
+(:mod:`stategraph.text.reversals`)."""
+
 POLARITY_CUES = frozenset({"NEG", "CANCEL", "REVERSAL"})
 """Cue labels that can turn a text against what its words name: negation, cancellation, and
 reversal (``REVERSAL``: "is off", "fell through", 黄了, 算了), which no frame reads but whose
@@ -373,12 +388,25 @@ class Assembly:
             cue is consumed when it negates a trigger in its clause (whether or not the
             trigger found its arguments) or lies inside the spans of an atom ("stopped" as the
             trigger of ``cancel_utility``).
+        turns: every polarity or change cue in the text, consumed or not, in text order: what
+            makes a new fact read as a reversal or a replacement of an old one.
+        changes: those of the turns that are change cues (:data:`CHANGE_CUE`).
+        clauses: each atom's clause (the token range of its trigger's clause), by its text.
+        left: the unconsumed polarity cues themselves.
+        turned: the values named in a clause that holds a turn (a polarity or change cue), in
+            text order: what the turn is about; where those clauses name nothing ("That's not
+            happening anymore"), every value the text names.
     """
 
     atoms: list[GroundedAtom]
     negated: list[GroundedAtom]
     notes: list[str]
     unconsumed: list[str]
+    turns: list[str]
+    changes: list[str]
+    clauses: dict[str, tuple[int, int]] = field(default_factory=dict)
+    left: list[Mention] = field(default_factory=list)
+    turned: list[str] = field(default_factory=list)
 
 
 def assemble(analysis: Analysis, frames: Iterable[FrameSpec] | None = None) -> Assembly:
@@ -390,6 +418,7 @@ def assemble(analysis: Analysis, frames: Iterable[FrameSpec] | None = None) -> A
     """
     atoms: dict[str, GroundedAtom] = {}
     negated: dict[str, GroundedAtom] = {}
+    clauses: dict[str, tuple[int, int]] = {}
     notes: list[str] = []
     consumed: set[Mention] = set()
     by_label: dict[str, list[Mention]] = {}  # in text order, cues first, as frames read them
@@ -401,6 +430,9 @@ def assemble(analysis: Analysis, frames: Iterable[FrameSpec] | None = None) -> A
                 continue
             if (ref := _referenced(frame, trigger, analysis)) is not None:
                 notes.append(f"{frame.predicate}: {trigger.text!r} is referenced by {ref.text!r}")
+                continue
+            if analysis.sentence_of(trigger.start) in analysis.questions:
+                notes.append(f"{frame.predicate}: {trigger.text!r} is in a question")
                 continue
             negation, hedge = _polarity(frame, trigger, analysis)
             if negation is not None:  # it is about this trigger, atom or not
@@ -416,17 +448,34 @@ def assemble(analysis: Analysis, frames: Iterable[FrameSpec] | None = None) -> A
                     negated.setdefault(atom.text, atom)
                 else:
                     atoms.setdefault(atom.text, atom)
+                    clauses.setdefault(atom.text, analysis.clause_of(trigger.start))
     ordered = sorted(atoms.values(), key=lambda a: (a.spans[0].start, a.text))
     spans = [(sp.start, sp.end) for a in ordered for sp in a.spans]
-    unconsumed = [
-        c.text
+    left = [
+        c
         for c in analysis.cues
         if c.label in POLARITY_CUES
         and c not in consumed
         and not any(start <= c.start_char and c.end_char <= end for start, end in spans)
     ]
     denied = sorted(negated.values(), key=lambda a: (a.spans[0].start, a.text))
-    return Assembly(ordered, denied, sorted(set(notes)), unconsumed)
+    turns = [c for c in analysis.cues if c.label in POLARITY_CUES or c.label == CHANGE_CUE]
+    changes = [c.text for c in turns if c.label == CHANGE_CUE]
+    where = {analysis.clause_of(c.start) for c in turns}
+    about = [m for m in analysis.entities if m.value and analysis.clause_of(m.start) in where]
+    if where and not about:  # "That's not happening anymore": about what the text names
+        about = [m for m in analysis.entities if m.value]
+    return Assembly(
+        ordered,
+        denied,
+        sorted(set(notes)),
+        [c.text for c in left],
+        list(dict.fromkeys(c.text for c in turns)),
+        list(dict.fromkeys(changes)),
+        clauses,
+        left,
+        list(dict.fromkeys(m.value for m in about)),
+    )
 
 
 def _atom(
@@ -471,6 +520,22 @@ without being its agent ("ask the neighbour to water the plants"), and a frame d
 by its own rule (the first of a range, the nearest in the sentence)."""
 
 
+def _rivals(
+    analysis: Analysis, atoms: list[GroundedAtom], read: Iterable[GroundedAtom]
+) -> dict[str, list[Mention]]:
+    """For each atom, the unread mentions of the kind of a word that fills one of its roles
+    (not its trigger, not its agent): its rivals, wherever they stand."""
+    unread = _unread(analysis, [*atoms, *read])
+    kind = {(m.start_char, m.end_char): m.label for m in analysis.entities}
+    out: dict[str, list[Mention]] = {}
+    for a in atoms:
+        labels = {
+            kind.get((sp.start, sp.end)) for sp in a.spans if sp.role not in ("trigger", _AGENT)
+        } - {None, *_UNRIVALLED}
+        out[a.text] = [m for m in unread if m.label in labels]
+    return out
+
+
 def ambiguous_values(
     analysis: Analysis, atoms: Iterable[GroundedAtom], read: Iterable[GroundedAtom] = ()
 ) -> list[str]:
@@ -486,13 +551,20 @@ def ambiguous_values(
         read: further atoms whose words count as read (the negated ones: "cancelled the move
             to Shenzhen" reads Shenzhen, as what is not so).
     """
-    atoms = list(atoms)
-    filled = {
-        (sp.start, sp.end) for a in atoms for sp in a.spans if sp.role not in ("trigger", _AGENT)
-    }
-    taken = {
-        m.label
-        for m in analysis.entities
-        if (m.start_char, m.end_char) in filled and m.label not in _UNRIVALLED
-    }
-    return [m.value for m in _unread(analysis, [*atoms, *read]) if m.label in taken]
+    rivals = _rivals(analysis, list(atoms), read)
+    seen = {m for found in rivals.values() for m in found}
+    return list(dict.fromkeys(m.value for m in sorted(seen, key=lambda m: m.start)))
+
+
+def doubtful_atoms(analysis: Analysis, made: Assembly) -> list[str]:
+    """The atoms whose own clause was not read cleanly: a polarity cue no atom took in stands
+    in it, or a rival of one of its roles (:func:`ambiguous_values`) does. An atom read from a
+    clean clause of a text whose other clauses were not ("The user is pregnant; her OB told her
+    to use acetaminophen, not ibuprofen": the pregnancy) says what its clause says."""
+    rivals = _rivals(analysis, made.atoms, made.negated)
+    out = []
+    for a in made.atoms:
+        clause = made.clauses[a.text]
+        if any(analysis.clause_of(m.start) == clause for m in (*made.left, *rivals[a.text])):
+            out.append(a.text)
+    return out

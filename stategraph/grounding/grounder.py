@@ -61,7 +61,12 @@ class RuleGrounder:
         # Imported here, not at the top: spaCy and jieba take about 0.5 s to import, and only
         # grounding needs them (``stategraph show``, ``why`` and ``--help`` never ground).
         from stategraph.grounding.analysis import analyse_doc
-        from stategraph.grounding.frames import ambiguous_values, assemble, unread_values
+        from stategraph.grounding.frames import (
+            ambiguous_values,
+            assemble,
+            doubtful_atoms,
+            unread_values,
+        )
         from stategraph.grounding.pipeline import REFERENCE_YEAR_KEY, get_pipeline
 
         chosen = detect_language(text) if lang is None else lang
@@ -84,6 +89,10 @@ class RuleGrounder:
             tuple(unread_values(analysis, atoms)),
             tuple(ambiguous_values(analysis, atoms, made.negated)),
             tuple(a.text for a in made.negated),
+            tuple(made.turns),
+            tuple(made.changes),
+            tuple(doubtful_atoms(analysis, made)),
+            tuple(made.turned),
         )
 
 

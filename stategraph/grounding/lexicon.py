@@ -31,6 +31,9 @@ class LexiconEntry(BaseModel):
         en: English surface forms, matched case-insensitively.
         zh: Chinese surface forms.
         district: for a district, its own name (informational; ``id`` is its city).
+        predicates: for an event (``move``, ``trip``), the predicates whose atoms state such an
+            event (``moves``; ``trip``, ``event_in``): a new fact that names the event meets
+            the facts that state it (:mod:`stategraph.text.reversals`).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -40,6 +43,7 @@ class LexiconEntry(BaseModel):
     en: tuple[str, ...] = ()
     zh: tuple[str, ...] = ()
     district: str | None = None
+    predicates: tuple[str, ...] = ()
 
     @field_validator("id")
     @classmethod

@@ -91,7 +91,19 @@ class Grounding:
         negated: the atoms a negation or cancellation cue suppressed, as they would have read
             (``trip(user,tokyo,unknown)`` for "the Tokyo trip is cancelled"): what the text
             says is not so. Never a memory's atoms; a new fact's negated atoms name the old
-            fact it may reverse (:mod:`stategraph.reversal`).
+            fact it may reverse (:mod:`stategraph.text.reversals`).
+        turns: every negation, cancellation, reversal or change cue in the text ("cancelled",
+            "actually", "now", 改到), consumed or not: what makes a new fact read as a
+            reversal or a replacement of an old one.
+        changes: those of the turns that tell a change ("actually", "now", "moved to", 改到,
+            其实) rather than a negation: with them a new value of an old fact's predicate
+            reads as a replacement.
+        doubtful: the atoms whose own clause was not read cleanly (a polarity cue left over
+            in it, or a rival of one of the atom's roles in it): a memory withholds these and
+            carries the others (:mod:`stategraph.grounding.reading`).
+        turned: the values named in a clause that holds a turn: what a negation,
+            cancellation or change is about (Tokyo and the trip in "Actually the Tokyo trip is
+            cancelled"; not the district of "公司在渝北区安排了宿舍，不用自己租房").
     """
 
     text: str
@@ -103,6 +115,10 @@ class Grounding:
     unread_values: tuple[str, ...] = field(default=())
     ambiguous: tuple[str, ...] = field(default=())
     negated: tuple[str, ...] = field(default=())
+    turns: tuple[str, ...] = field(default=())
+    changes: tuple[str, ...] = field(default=())
+    doubtful: tuple[str, ...] = field(default=())
+    turned: tuple[str, ...] = field(default=())
 
     @property
     def clean(self) -> bool:
@@ -143,4 +159,5 @@ class Grounding:
             "notes": list(self.notes),
             **({"unconsumed": list(self.unconsumed)} if self.unconsumed else {}),
             **({"ambiguous": list(self.ambiguous)} if self.ambiguous else {}),
+            **({"doubtful": list(self.doubtful)} if self.doubtful else {}),
         }

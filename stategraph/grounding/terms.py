@@ -23,7 +23,14 @@ from collections.abc import Iterable
 
 import clingo
 
-__all__ = ["argument_terms", "lexical_terms", "memory_terms", "terms_of"]
+__all__ = [
+    "argument_terms",
+    "lexical_terms",
+    "memory_terms",
+    "predicate_terms",
+    "terms_of",
+    "value_terms",
+]
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -69,6 +76,25 @@ def argument_terms(atoms: Iterable[str]) -> set[str]:
             continue
         if sym.type is clingo.SymbolType.Function:
             out.update("a:" + c for c in _constants(sym) if c != "unknown")
+    return out
+
+
+def value_terms(values: Iterable[str]) -> set[str]:
+    """The ``a:`` terms of constants a memory names outside its atoms
+    (:data:`stategraph.grounding.reading.NAMED`): the same terms as those of an atom naming
+    them, so a memory that names Shanghai meets one whose atom does."""
+    return {"a:" + v for v in values if v != "unknown"}
+
+
+def predicate_terms(atoms: Iterable[str]) -> set[str]:
+    """The ``p:`` terms of grounded atoms: their predicates (``p:moves``), by which a new fact
+    that names an event ("搬家的事黄了") finds the facts that state one
+    (:mod:`stategraph.text.reversals`). Hedged atoms (``maybe(...)``) state nothing."""
+    out = set()
+    for text in atoms:
+        name = text.split("(", 1)[0].strip()
+        if name and name != "maybe":
+            out.add("p:" + name)
     return out
 
 

@@ -200,9 +200,9 @@ class StategraphStore(BaseStore):
         ``postgresql://...?tenant=NAME``: :func:`stategraph.stores.open_store`).
 
         Each thread that uses the store opens its own :class:`~stategraph.memory.Memory`
-        there with ``options`` (``policy``, ``rules``, ``grounder``, ``judge``...), so the
-        store may be shared by a graph's threads and its async runs. Close it with
-        :meth:`close` (or use it as a context manager).
+        there with ``options`` (``policy``, ``rules``, ``grounder``, ``reversals``,
+        ``judge``...), so the store may be shared by a graph's threads and its async runs.
+        Close it with :meth:`close` (or use it as a context manager).
 
         Raises:
             InvalidInputError: a memory kept in memory (``:memory:``): each thread would open

@@ -13,6 +13,11 @@ chain and cascading like any other:
   removed. What rests on it is restored with it; what it blocks through ``unless`` falls.
 - **reject** retracts the state: it never holds again, and what rested on it alone goes.
 
+A fact waits for review only when a new fact reads as replacing it and the memory's policy asks
+(:mod:`stategraph.reversal`, cause ``possibly_replaced``): rejecting it retracts it (it was
+replaced), and confirming it keeps it, and the memories flagged for resting on it leave the
+queue with it (:mod:`stategraph.store.review_queue`).
+
 Both record the decision in the change (:class:`~stategraph.model.Review`), so the log says
 who decided what, and why, next to what it did. No clock is read: a time given by the caller
 goes into the change, and otherwise the log entry's own time is the review's.
@@ -41,6 +46,7 @@ from stategraph.model import (
     Change,
     Consequence,
     Decision,
+    Entry,
     Justification,
     Origin,
     Reason,
@@ -67,8 +73,9 @@ class PendingReview(BaseModel):
         status: an action's status.
         cause: why it waits: the ``cause`` of the entry that flagged it (``negative_cycle``,
             ``unverified_candidate``, ``undefined_premise``, ``depth_limit``,
-            ``compatible_update``, ``possibly_defeated``, or ``no_support`` for an executed
-            action to review).
+            ``compatible_update``, ``possibly_defeated``, ``possibly_replaced`` (also for a
+            fact: a new fact may replace it), or ``no_support`` for an executed action to
+            review).
         consequence: ``review`` for an action.
         flagged_in: the revision (log entry) that flagged it; None for a state no revision
             graded (bulk loaded undefined).
@@ -115,9 +122,9 @@ def pending_review(store: Store | PastStore, policy: Policy) -> list[PendingRevi
     out = []
     for sid in sorted(graph.states):
         st = graph.states[sid]
-        if not graph.is_active(sid) or policy.is_exogenous(st):
-            continue
         seq, entry = flagged.get(sid, (None, None))
+        if not graph.is_active(sid) or (policy.is_exogenous(st) and not _asked_of(entry)):
+            continue
         reason = entry.reason if entry is not None else _reason_now(graph, sid, cycles)
         consequence = entry.consequence if entry is not None else None
         if entry is None and policy.of(st).action:
@@ -155,6 +162,17 @@ def _cycles(graph: SupportGraph, policy: Policy, undefined: Iterable[str]) -> di
         for n in cycle:
             found[n] = Reason(cause="negative_cycle", cycle=cycle)
     return found
+
+
+_REPLACED = "possibly_replaced"
+"""The cause of a fact a new fact may replace (:mod:`stategraph.reversal`): the one kind of
+fact that waits for a person."""
+
+
+def _asked_of(entry: Entry | None) -> bool:
+    """True for the entry flagging a fact a new one may replace: a fact waits for review only
+    then (confirmed, it is not replaced; rejected, it is retracted)."""
+    return entry is not None and entry.reason.cause == _REPLACED
 
 
 def _reason_now(graph: SupportGraph, sid: str, cycles: dict[str, Reason]) -> Reason:
@@ -222,6 +240,10 @@ def review_change(
         raise InvalidInputError("review", errors) from None
     if review.decision is Decision.rejected:
         return Change(retract=(state_id,), reviews=(review,))
+    flagged = review_queue.flag(sql.conn, state_id)
+    if flagged is not None and _asked_of(flagged[2]) and not sql.justifications(state_id):
+        # a fact a new fact may replace, kept: nothing to add, the review is the record
+        return Change(reviews=(review,))
     notes = {"by": review.by, "note": review.note}
     if review.at is not None:
         notes["at"] = review.at.isoformat()

@@ -24,6 +24,7 @@ from stategraph.engine.graph import SupportGraph
 from stategraph.model import Entry, Reason, State, Truth
 from stategraph.store.asof import PastStore
 from stategraph.store.sqlite import Store
+from stategraph.text.reversals import question
 
 __all__ = [
     "MAX_NAMED",
@@ -53,6 +54,17 @@ MAX_NAMED = 3
 
 MAX_QUOTED = 160
 """The most characters of one memory a question quotes (a longer text is cut, and marked)."""
+
+
+def _replaced(entry: Entry | None) -> bool:
+    """True for a fact a new fact may replace (:mod:`stategraph.reversal`: flagged at depth 0,
+    the new fact undecided; what rests on it is flagged deeper)."""
+    return (
+        entry is not None
+        and entry.reason.cause == "possibly_replaced"
+        and entry.depth == 0
+        and bool(entry.reason.undecided)
+    )
 
 
 def _quote(text: str) -> str:
@@ -104,6 +116,12 @@ def ask_first(
         seq: the flagging revision (kept for callers; the question does not read the log).
         prefix: the reader's namespace: only memories whose id starts with it are quoted.
     """
+    if _replaced(entry):  # a fact a new fact may replace: the reversal's own question
+        assert entry is not None
+        new = entry.reason.undecided[0]
+        found = mem.store.state(new)
+        if found is not None and not (prefix and not new.startswith(prefix)):
+            return question(_quote(found[0].text or new), _quote(st.text))
     zh = _zh(st.text)
     basis = basis_in_doubt(mem, st, entry.reason if entry else None)[: 4 * MAX_NAMED]
     graph = mem.store.subgraph(basis, full=True) if basis else None

@@ -17,6 +17,7 @@ from typing import Any
 
 from stategraph.service.errors import ServiceConfigError
 from stategraph.urls import redact_logs
+from stategraph.values import ReversalPolicy
 
 __all__ = ["register"]
 
@@ -97,8 +98,8 @@ def _announce(store: str, host: str, port: int, path: str = "") -> None:
 def memory_config(args: argparse.Namespace) -> dict[str, Any]:
     """The tenants' memory settings given on the command line, as JSON (handed to
     ``serve``'s worker processes through the environment): ``--rules`` read as the CLI's
-    write commands read it, ``--grounder``, which judge to ask (``--judge``) and its
-    deadline (``--judge-seconds``)."""
+    write commands read it, ``--grounder``, ``--reversals``, which judge to ask (``--judge``)
+    and its deadline (``--judge-seconds``)."""
     rules = args.rules
     packs: str | list[str] | None = rules if rules in (None, "all") else rules.split(",")
     if args.judge_seconds is not None and not args.judge_seconds > 0:
@@ -106,6 +107,7 @@ def memory_config(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "rules": packs,
         "grounder": args.grounder,
+        "reversals": args.reversals,
         "judge": args.judge,
         "judge_seconds": args.judge_seconds,
     }
@@ -253,6 +255,13 @@ def _common(
         metavar="NAME",
         help="ground memory text into atoms, e.g. stategraph.rule_grounder.v1; kept in each "
         "tenant's store by its writes (default: what each store keeps)",
+    )
+    p.add_argument(
+        "--reversals",
+        choices=[r.value for r in ReversalPolicy],
+        help="a new fact that reads as reversing or replacing a holding one: 'supersede' it "
+        "when read cleanly, else ask, or always 'ask'; kept in each tenant's store by its "
+        "writes (default: what each store keeps; a new store's is 'supersede')",
     )
     p.add_argument(
         "--judge",

@@ -1,4 +1,4 @@
-"""How the service configures each tenant's memory: rule packs, grounder, judge.
+"""How the service configures each tenant's memory: rule packs, grounder, reversals, judge.
 
 Both tenant backends (:mod:`stategraph.service.tenants`, :mod:`stategraph.service.pg_tenants`)
 build a tenant's memory through :class:`MemorySettings`, so ``serve`` and ``mcp`` link text
@@ -39,6 +39,8 @@ class MemorySettings:
     Attributes:
         rules: rule packs (``"all"``, names, or paths); None: the store's own.
         grounder: a registered grounder's name; None: the store's own.
+        reversals: what a new fact that reads as reversing or replacing a holding one does
+            (``"supersede"`` or ``"ask"``, :class:`~stategraph.Memory`); None: the store's own.
         judge: asked about what logic leaves undecided, on every write; None: no judge.
         sampling: ask the model of the MCP client a tool call comes from, when the client
             declared sampling (:mod:`stategraph.service.mcp_sampling`), before ``judge``.
@@ -47,6 +49,7 @@ class MemorySettings:
 
     rules: Sequence[str] | str | None = None
     grounder: str | None = None
+    reversals: str | None = None
     judge: Judge | None = None
     sampling: bool = False
     judge_budget: JudgeBudget | None = None
@@ -54,9 +57,9 @@ class MemorySettings:
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> MemorySettings:
         """The settings of ``serve``'s and ``mcp``'s command line as JSON (``rules``,
-        ``grounder``; ``judge``: one of :data:`JUDGES`, or true for ``openai``, the judge the
-        environment configures built here, in the process that asks it; ``judge_seconds``:
-        the revision's judge deadline).
+        ``grounder``, ``reversals``; ``judge``: one of :data:`JUDGES`, or true for ``openai``,
+        the judge the environment configures built here, in the process that asks it;
+        ``judge_seconds``: the revision's judge deadline).
 
         Raises:
             JudgeConfigError: ``openai`` without the judge's environment variables, or a
@@ -79,6 +82,7 @@ class MemorySettings:
         return cls(
             rules=config.get("rules"),
             grounder=config.get("grounder"),
+            reversals=config.get("reversals"),
             judge=judge,
             sampling=wanted in ("sampling", "auto"),
             judge_budget=None if seconds is None else JudgeBudget(seconds=float(seconds)),
@@ -100,17 +104,28 @@ class MemorySettings:
         """The tenant's memory over ``store``; with ``write``, the settings are kept in it."""
         options: dict[str, Any] = {"judge": self.judge_now(), "judge_budget": self.judge_budget}
         if write:
-            return Memory(store=store, rules=self.rules, grounder=self.grounder, **options)
+            return Memory(
+                store=store,
+                rules=self.rules,
+                grounder=self.grounder,
+                reversals=self.reversals,
+                **options,
+            )
         return Memory(store=store, **options)
 
     def check(self) -> None:
-        """Fail now, not at a tenant's first write, on a rule pack or grounder that does not
-        exist (tried on a throwaway memory).
+        """Fail now, not at a tenant's first write, on a rule pack, grounder or reversal
+        policy that does not exist (tried on a throwaway memory).
 
         Raises:
             StategraphError: the library's error naming the pack or the grounder.
         """
-        with Memory(store=SQLiteStore(":memory:"), rules=self.rules, grounder=self.grounder):
+        with Memory(
+            store=SQLiteStore(":memory:"),
+            rules=self.rules,
+            grounder=self.grounder,
+            reversals=self.reversals,
+        ):
             pass
 
 

@@ -25,7 +25,7 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from stategraph.model import Entry, Report, Truth, Verdict
+from stategraph.model import Decision, Entry, Report, Truth, Verdict
 from stategraph.nodes import is_internal
 from stategraph.store.revlog import UnreadableColumn, unpack
 
@@ -65,7 +65,8 @@ def record(
 
     Every state the change acted on leaves the queue (retracted, superseded, or asserted: a new
     state enters it only if it is undefined); every graded state enters it if its verdict is
-    ``needs_confirmation`` and leaves it otherwise.
+    ``needs_confirmation`` and leaves it otherwise; a fact a person confirms as not replaced
+    leaves it with the memories flagged for resting on it (:func:`_kept_facts`).
 
     Args:
         conn: the store's connection, inside the commit's transaction.
@@ -81,7 +82,7 @@ def record(
             chunk = named[i : i + 500]
             sql = f"SELECT id FROM review_queue WHERE id IN ({','.join('?' * len(chunk))})"
             queued.update(r[0] for r in conn.execute(sql, chunk))
-    drop: set[str] = set()
+    drop: set[str] = _kept_facts(conn, report)
     add: list[tuple[str, int, str]] = []
     for c in report.changed:
         if c.new is Truth.undefined and c.action == "asserted":
@@ -98,6 +99,33 @@ def record(
     if add:
         conn.executemany("INSERT OR REPLACE INTO review_queue VALUES (?,?,?)", add)
     return Moved(frozenset(drop), tuple(add))
+
+
+_REPLACED = "possibly_replaced"
+
+
+def _kept_facts(conn: sqlite3.Connection, report: Report) -> set[str]:
+    """What a person's confirmation of facts settles: each fact a new fact may have replaced
+    (:mod:`stategraph.reversal`) that a person confirmed (a confirmation adds a review
+    justification to a derived state; to a fact, which holds without one, it adds nothing),
+    and the memories flagged for resting on it (cause ``possibly_replaced``, the fact
+    undecided). Empty for every other revision, which reads nothing here."""
+    justified = {j.head for j in report.change.add_justifications}
+    kept = {
+        r.id
+        for r in report.change.reviews
+        if r.decision is Decision.confirmed and r.id not in justified
+    }
+    if not kept:
+        return set()
+    out = set(kept)
+    like = (f"%{_REPLACED}%",)
+    rows = conn.execute("SELECT id, entry FROM review_queue WHERE entry LIKE ?", like)
+    for sid, text in rows:
+        entry = Entry.model_validate_json(text)
+        if entry.reason.cause == _REPLACED and kept & set(entry.reason.undecided):
+            out.add(sid)
+    return out
 
 
 def fill(conn: sqlite3.Connection) -> None:

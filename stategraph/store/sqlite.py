@@ -1236,11 +1236,12 @@ class SQLiteStore:
 
     def index_terms(self, states: Iterable[State]) -> None:
         """Add memories to the term index (inside a transaction); states with neither text nor
-        atoms are not indexed. A memory's withheld atoms are indexed beside its own: what it
-        names is evidence for its neighbours even when its reading cannot carry a rule link
+        atoms are not indexed. A memory's withheld atoms, and the things its text names
+        outside any atom, are indexed beside its own atoms: what it names is evidence for its
+        neighbours even when its reading cannot carry a rule link
         (:mod:`stategraph.grounding.reading`)."""
-        from stategraph.grounding.reading import evidence_atoms
-        from stategraph.grounding.terms import memory_terms
+        from stategraph.grounding.reading import evidence_atoms, named_values
+        from stategraph.grounding.terms import memory_terms, predicate_terms, value_terms
         from stategraph.text import fulltext
 
         # atom nodes (stategraph.nodes) are no memories: never recalled, never a candidate
@@ -1251,7 +1252,10 @@ class SQLiteStore:
         rows: list[tuple[str, int]] = []
         counts: dict[str, int] = {}
         for st in states:
-            terms = memory_terms(st.text, evidence_atoms(st.atoms, st.metadata))
+            evidence = evidence_atoms(st.atoms, st.metadata)
+            terms = memory_terms(st.text, evidence)
+            if evidence or named_values(st.metadata):
+                terms = terms | value_terms(named_values(st.metadata)) | predicate_terms(evidence)
             if not terms:
                 continue
             seq += 1

@@ -117,3 +117,10 @@ def test_the_listing_shows_the_help_line_each_feature_module_registers() -> None
 def _commands(parser: argparse.ArgumentParser) -> list[argparse.Action]:
     sub = next(a for a in parser._actions if a.dest == "command")
     return list(sub._choices_actions)  # type: ignore[attr-defined]
+
+
+def test_the_reversal_policies_the_command_line_offers_are_the_model_s() -> None:
+    from stategraph.cli.main import REVERSALS
+    from stategraph.values import ReversalPolicy
+
+    assert tuple(p.value for p in ReversalPolicy) == REVERSALS

@@ -11,10 +11,11 @@ main changes what a revision logs, and for the dense history when the linker's c
 the derivations through live states first, and for both when a new store's cap came to be 16
 and to be logged (the sparse history's tables did not change, only its settings and logged
 configurations), and for both when rule links came to go through atom nodes (issue 40: no
-cap, and the nodes' states and justifications in the tables), each time checked against
-replaying it with every memory linked from scratch, ``Memory(linker="scratch")``). Left
-out: the log's times and the hashes chained over them, the linker's own bookkeeping (which to
-evaluate again:
+cap, and the nodes' states and justifications in the tables), and when the term index came to
+hold what a memory names outside its atoms and its atoms' predicates (issue 41), each time
+checked against replaying it with every memory linked from scratch,
+``Memory(linker="scratch")``). Left out: the log's times and the hashes chained over them,
+the linker's own bookkeeping (which to evaluate again:
 :data:`~stategraph.testing.tablehash.BOOKKEEPING`), which delta linking keeps per group, and
 recall's full-text index (:data:`~stategraph.testing.tablehash.RECALL_INDEX`), which is not
 linking's to write.

@@ -1,0 +1,248 @@
+"""A new fact told as a change: finding the holding fact it reverses or replaces.
+
+Agents rarely write "supersede". They write a new fact: "Actually the Tokyo trip is
+cancelled", 我们不养狗了，送给了朋友, "The dentist appointment moved to 2027-03-25". Added as
+it is, such a fact sits beside the one it undoes, and both hold: the trip and its
+cancellation, with every booking that rests on the trip. So a new fact is read for a **turn**
+(a negation, cancellation, reversal or change cue anywhere in it:
+:attr:`~stategraph.grounding.result.Grounding.turns`) together with something it shares with a
+holding fact: a subject, an event or a time. What it shares is looked up in the term index by
+the constants both name: the atoms its cue negated, the things named in the clause of a turn
+(:attr:`~stategraph.grounding.result.Grounding.turned`: what the turn is about, not what the
+rest of the text mentions), the atoms of a replacement, and for an event it names ("the move",
+出差) the predicates that state such an event.
+
+A match is **clean** when the reading says exactly what is undone:
+
+- a negated atom of the new fact matches an atom of the old one, argument by argument, with
+  ``unknown`` matching anything ("the Tokyo trip is cancelled": ``trip(user,tokyo,unknown)``
+  against ``trip(user,tokyo,"2027-04-10")``); or
+- with a change cue ("now", "moved to", 改到), an atom of the new fact gives the same
+  predicate of the same person another value ("the dentist appointment moved to 2027-03-25"
+  against the appointment on 2027-03-18; "the user now lives in Shenzhen"); or
+- an atom of the new fact undoes the old one by what it says, as its frame declares
+  (``reverses``: "the user will stay in Shanghai" against a move from Shanghai), cue or not.
+
+Any other shared thing with a turn is a match that is not clean: the new fact may be about the
+old one, and only a person can say. What is done with a match is the memory's policy
+(:mod:`stategraph.prepare`): it never leaves both holding without saying so.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+import clingo
+
+from stategraph.grounding.lexicon import load_lexicon
+from stategraph.grounding.reading import evidence_atoms, named_values
+from stategraph.grounding.result import Grounding
+from stategraph.grounding.terms import value_terms
+from stategraph.model import State
+from stategraph.values import TRUE, Truth
+
+__all__ = ["FactReads", "Match", "find_matches", "question"]
+
+_UNKNOWN = "unknown"
+_EVERYONE = "user"
+_LOOKUP = 50
+"""Memories read per shared term: the newest that name it (a fact undone is a recent one)."""
+
+
+class FactReads(Protocol):
+    """What finding the fact a new one reverses reads from a store."""
+
+    def postings(self, term: str, limit: int) -> list[tuple[int, str, int]]:
+        """The newest ``limit`` memories carrying an index term: ``(seq, id, size)``."""
+        ...
+
+    def state(self, state_id: str) -> tuple[State, bool, Truth] | None:
+        """A memory, whether it is active, and its value."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A holding fact a new fact reads as reversing or replacing.
+
+    Attributes:
+        old: the holding fact.
+        clean: the reading says exactly what is undone (see the module docstring).
+        shared: the constants both name (for a clean match, the matched atom's).
+    """
+
+    old: str
+    clean: bool
+    shared: tuple[str, ...]
+
+
+@functools.cache
+def _event_predicates() -> dict[str, tuple[str, ...]]:
+    """Each event constant and the predicates that state such an event (lexicon data)."""
+    return {e.id: e.predicates for e in load_lexicon() if e.predicates}
+
+
+@functools.cache
+def _places() -> frozenset[str]:
+    return frozenset(e.id for e in load_lexicon() if e.label == "CITY")
+
+
+@functools.cache
+def _reverses() -> dict[str, dict[str, int]]:
+    """For each predicate, the predicates its atoms reverse, and at which argument of theirs
+    its own value stands (frame data: ``reverses``)."""
+    from stategraph.grounding.frames import load_frames  # spaCy: only once a fact is read
+
+    roles: dict[str, list[str]] = {}
+    for f in load_frames():
+        roles.setdefault(f.predicate, [a.role for a in f.args])
+    out: dict[str, dict[str, int]] = {}
+    for f in load_frames():
+        for pred, role in f.reverses.items():
+            out.setdefault(f.predicate, {})[pred] = roles[pred].index(role)
+    return out
+
+
+def _undoes(new: clingo.Symbol, old: clingo.Symbol) -> bool:
+    """The new atom reverses the old one by what it says (:func:`_reverses`): the same person,
+    its value agreeing with the old atom's at the declared place and naming none of the old
+    atom's other arguments ("stay in Shanghai" undoes a move from Shanghai, or from a city not
+    said, to elsewhere; not a move to Shanghai)."""
+    at = _reverses().get(new.name, {}).get(old.name)
+    if at is None or len(new.arguments) != 2 or new.arguments[0] != old.arguments[0]:
+        return False
+    value = new.arguments[1]
+    others = [a for i, a in enumerate(old.arguments) if i not in (0, at)]
+    return _agrees(value, old.arguments[at]) and value not in others
+
+
+def _value(arg: clingo.Symbol) -> bool:
+    """An argument a fact can change while staying the same fact: a date or a dose (strings),
+    an amount (a number), or a city (where one lives, where a trip goes)."""
+    if arg.type in (clingo.SymbolType.String, clingo.SymbolType.Number):
+        return True
+    return str(arg) in _places()
+
+
+def _symbols(texts: Iterable[str]) -> list[clingo.Symbol]:
+    out = []
+    for text in texts:
+        try:
+            sym = clingo.parse_term(text)
+        except (RuntimeError, UnicodeError):
+            continue
+        if sym.type is clingo.SymbolType.Function and sym.name != "maybe":
+            out.append(sym)
+    return out
+
+
+def _constants(sym: clingo.Symbol) -> set[str]:
+    out = set()
+    for arg in sym.arguments:
+        value = arg.string if arg.type is clingo.SymbolType.String else str(arg)
+        if value not in (_UNKNOWN, _EVERYONE):
+            out.add(value)
+    return out
+
+
+def _agrees(a: clingo.Symbol, b: clingo.Symbol) -> bool:
+    return a == b or str(a) == _UNKNOWN or str(b) == _UNKNOWN
+
+
+def _denies(negated: clingo.Symbol, old: clingo.Symbol) -> bool:
+    """The negated atom says the old one is not so: every argument agrees."""
+    if (negated.name, len(negated.arguments)) != (old.name, len(old.arguments)):
+        return False
+    return all(_agrees(a, b) for a, b in zip(negated.arguments, old.arguments, strict=True))
+
+
+def _replaces(new: clingo.Symbol, old: clingo.Symbol) -> bool:
+    """The new atom is the old one with another value: the same predicate and person, every
+    other argument agreeing except values (:func:`_value`: a date, a dose, an amount, a city),
+    at least one of which differs. Another kind of thing (a dentist for a doctor, one drug for
+    another) is another fact, not a new value of this one."""
+    if (new.name, len(new.arguments)) != (old.name, len(old.arguments)) or not new.arguments:
+        return False
+    if new.arguments[0] != old.arguments[0]:
+        return False
+    pairs = zip(new.arguments[1:], old.arguments[1:], strict=True)
+    differ = [(a, b) for a, b in pairs if not _agrees(a, b)]
+    return bool(differ) and all(_value(a) and _value(b) for a, b in differ)
+
+
+def find_matches(
+    reads: FactReads,
+    fact: State,
+    found: Grounding,
+    is_fact: Callable[[State], bool],
+    changing: Iterable[str] = (),
+) -> list[Match]:
+    """The holding facts a new fact reads as reversing or replacing, best first.
+
+    Args:
+        reads: the store.
+        fact: the new fact (its id is never a match).
+        found: the grounding of its text.
+        is_fact: which memories are facts (the policy's exogenous kinds).
+        changing: memories the same change already retracts or supersedes (never a match).
+
+    Returns:
+        The clean matches if there are any; otherwise the facts that share the most with the
+        new one (ties all kept); none without a turn or anything shared.
+    """
+    positive = _symbols(found.texts)
+    undoing = [p for p in positive if p.name in _reverses()]
+    if not found.turns and not undoing:
+        return []
+    negated = _symbols(found.negated)
+    named = {c for s in negated for c in _constants(s)}
+    named |= {v for v in found.turned if v not in (_UNKNOWN, _EVERYONE)}
+    if undoing or (found.changes and positive):  # a replacement: its atoms name the old fact
+        named |= {c for s in positive for c in _constants(s)}
+    events = _event_predicates()
+    predicates = {p for v in named for p in events.get(v, ())}
+    predicates |= {p for u in undoing for p in _reverses()[u.name]}
+    terms = value_terms(named) | {f"p:{p}" for p in predicates}
+    skip = {fact.id, *changing}
+    seen: dict[str, State] = {}
+    for term in sorted(terms):
+        for _, sid, _ in reads.postings(term, _LOOKUP):
+            if sid in seen or sid in skip:
+                continue
+            row = reads.state(sid)
+            if row is not None and row[1] and row[2] is TRUE and is_fact(row[0]):
+                seen[sid] = row[0]
+    changed = bool(found.changes) and bool(positive)
+    clean: list[Match] = []
+    loose: list[tuple[int, Match]] = []
+    for sid, old in sorted(seen.items()):
+        atoms = _symbols(evidence_atoms(old.atoms, old.metadata))
+        hit = next((a for a in atoms if any(_denies(n, a) for n in negated)), None)
+        if hit is None and changed:
+            hit = next((a for a in atoms if any(_replaces(p, a) for p in positive)), None)
+        if hit is None and undoing:
+            hit = next((a for a in atoms if any(_undoes(p, a) for p in undoing)), None)
+        if hit is not None:
+            clean.append(Match(sid, True, tuple(sorted(_constants(hit)))))
+            continue
+        mine = {c for a in atoms for c in _constants(a)} | set(named_values(old.metadata))
+        shared = (named & mine) | (predicates & {a.name for a in atoms})
+        if shared:
+            loose.append((len(shared), Match(sid, False, tuple(sorted(shared)))))
+    if clean:
+        return clean
+    best = max((n for n, _ in loose), default=0)
+    return [m for n, m in loose if n == best]
+
+
+def question(new: str, old: str) -> str:
+    """The question a reversal puts to a person, in the new fact's language: does the new
+    fact (its text) replace the old one?"""
+    from stategraph.grounding.language import detect_language
+
+    if detect_language(new) == "zh":
+        return f"“{new}”是否取代了“{old}”？"
+    return f'Does "{new}" replace "{old}"?'

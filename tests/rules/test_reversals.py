@@ -1,0 +1,210 @@
+"""A change told as a fact is seen as one.
+
+Agents write "Actually the move is off" as a new fact, not as a supersession. Added as it is,
+both the move and its cancellation would hold, and so would the commute belief and the
+broadband to-do that rest on the move. A new fact that reads as reversing or replacing a
+holding one (a turn: negation, cancellation, reversal or change cue, or an atom that undoes
+the old one; plus a shared subject, event or time) is reported, and by the memory's policy it
+supersedes the old fact (a clean reading) or puts the old fact and what rests on it to a
+person. Never are both kept silently.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from stategraph import Memory
+from stategraph.cli.demo import SCENARIO, build
+from stategraph.errors import InvalidInputError
+from stategraph.service.settings import MemorySettings
+from stategraph.store.sqlite import SQLiteStore
+
+GROUNDER = "stategraph.rule_grounder.v1"
+
+CALLED_OFF = {
+    "en": [
+        "The user decided to stay in Shanghai and cancelled the move",
+        "The move to Shenzhen is off",
+        "Actually the user is not moving to Shenzhen after all",
+        "The user will stay in Shanghai",
+        "Moving to Shenzhen? That's not happening anymore",
+        "The user is staying in Shanghai; no move this year",
+    ],
+    "zh": [
+        "用户最终决定留在上海，取消搬迁计划",
+        "搬家的事黄了",
+        "用户不搬去深圳了",
+        "用户决定继续住在上海",
+        "去深圳的事不再考虑了",
+        "搬到深圳的计划取消了",
+    ],
+}
+PHRASINGS = [(lang, text) for lang, texts in CALLED_OFF.items() for text in texts]
+
+
+def _gone(report) -> set[str]:  # type: ignore[no-untyped-def]
+    return set(report.invalidated) | set(report.needs_confirmation)
+
+
+def _asking(lang: str) -> Memory:
+    """The seed scenario's memory, text only, under the ``ask`` policy."""
+    mem = Memory(rules="all", grounder=GROUNDER, reversals="ask")
+    t = SCENARIO[lang]
+    mem.fact("m1", t["m1"])
+    mem.belief("m2", t["m2"])
+    mem.action("m3", t["m3"])
+    mem.fact("m4", t["m4"])
+    return mem
+
+
+@pytest.mark.parametrize(("lang", "text"), PHRASINGS)
+def test_a_move_called_off_as_a_new_fact_is_never_kept_silently(lang: str, text: str) -> None:
+    mem = build(lang, text_only=True)
+    report = mem.fact("m1b", text)
+    assert {"m2", "m3"} <= _gone(report)
+    assert [r.old for r in report.reversals] == ["m1"]
+    assert "m4" in mem.holding() and "m4" not in _gone(report)
+
+
+@pytest.mark.parametrize(("lang", "text"), PHRASINGS)
+def test_a_move_called_off_as_a_supersession_is_never_kept_silently(lang: str, text: str) -> None:
+    mem = build(lang, text_only=True)
+    report = mem.supersede("m1", {"id": "m1b", "text": text})
+    assert {"m2", "m3"} <= _gone(report)
+    assert "m4" not in _gone(report)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_retracted_move_takes_its_dependents(lang: str) -> None:
+    report = build(lang, text_only=True).retract("m1")
+    assert set(report.invalidated) == {"m2", "m3"}
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [
+        ("en", "Actually the user is not moving to Shenzhen after all"),
+        ("en", "The user will stay in Shanghai"),
+        ("zh", "用户不搬去深圳了"),
+        ("zh", "用户决定继续住在上海"),
+    ],
+)
+def test_a_clean_reversal_supersedes_the_old_fact(lang: str, text: str) -> None:
+    mem = build(lang, text_only=True)
+    report = mem.fact("m1b", text)
+    (reversal,) = report.reversals
+    assert (reversal.new, reversal.old, reversal.clean) == ("m1b", "m1", True)
+    assert reversal.outcome == "superseded"
+    assert [(c.id, c.action, c.by) for c in report.changed if c.id == "m1"] == [
+        ("m1", "superseded", "m1b")
+    ]
+    assert report.invalidated == ["m2", "m3"]
+    assert report.consequences == {"m3": "cancel"}
+
+
+def test_a_reversal_read_loosely_asks_a_person_and_keeps_the_values() -> None:
+    mem = build("zh", text_only=True)
+    report = mem.fact("m1b", "搬家的事黄了")
+    (reversal,) = report.reversals
+    assert (reversal.old, reversal.clean, reversal.outcome) == ("m1", False, "asked")
+    assert reversal.question == "“搬家的事黄了”是否取代了“用户计划 2026-12 从上海搬到深圳”？"
+    assert report.needs_confirmation == ["m1", "m2", "m3"]
+    assert {e.reason.cause for e in report.entries} == {"possibly_replaced"}
+    assert {"m1", "m2", "m3", "m1b"} <= mem.holding()  # values kept until a person answers
+    assert [(p.id, p.cause) for p in mem.pending_review()] == [
+        ("m1", "possibly_replaced"),
+        ("m2", "possibly_replaced"),
+        ("m3", "possibly_replaced"),
+    ]
+    (asked,) = [r for r in mem.recall("用户计划 深圳", k=10) if r.id == "m1"]
+    assert asked.ask_first == reversal.question
+
+
+def test_rejecting_the_old_fact_takes_what_rested_on_it() -> None:
+    mem = _asking("en")
+    mem.fact("m1b", "The user will stay in Shanghai")
+    report = mem.reject("m1", by="li")
+    assert report.invalidated == ["m2", "m3"]
+    assert mem.pending_review() == []
+    assert "m4" in mem.holding()
+
+
+def test_confirming_the_old_fact_keeps_it_and_settles_the_doubt_it_cast() -> None:
+    mem = _asking("en")
+    mem.fact("m1b", "The user will stay in Shanghai")
+    mem.confirm("m1", by="li", note="both hold: a stay until the move")
+    assert mem.pending_review() == []
+    assert {"m1", "m1b", "m2", "m3", "m4"} <= mem.holding()
+
+
+def test_the_ask_policy_asks_even_about_a_clean_reversal() -> None:
+    mem = _asking("en")
+    report = mem.fact("m1b", "The user will stay in Shanghai")
+    (reversal,) = report.reversals
+    assert (reversal.clean, reversal.outcome) == (True, "asked")
+    assert report.needs_confirmation == ["m1", "m2", "m3"]
+    assert mem.config["reversals"] == "ask"
+
+
+def test_a_new_value_told_as_a_fact_replaces_the_old_one() -> None:
+    mem = Memory(rules="all", grounder=GROUNDER)
+    mem.fact("dentist", "The user has a dentist appointment on 2027-03-18.")
+    mem.action("remind", "On 2027-03-17 remind the user of the dentist appointment.")
+    mem.fact("doctor", "The user sees the doctor on 2027-03-20.")
+    report = mem.fact("moved", "The dentist appointment moved to 2027-03-25.")
+    assert [(r.old, r.outcome) for r in report.reversals] == [("dentist", "superseded")]
+    assert report.invalidated == ["remind"]
+    assert "doctor" in mem.holding()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The user loves the beaches in Shenzhen.",  # shares a place, no turn
+        # a turn about something else: 不用 is about renting, not about Shenzhen
+        "公司给用户在深圳安排了员工宿舍，到了就能直接入住，不用自己租房",
+        "The user does not eat pork.",  # a turn, nothing shared
+        "The user also has a doctor appointment on 2026-12-20.",  # another thing, no turn
+    ],
+)
+def test_a_new_fact_that_reverses_nothing_is_only_added(text: str) -> None:
+    mem = build("en", text_only=True)
+    mem.fact("dentist", "The user has a dentist appointment on 2026-12-05.")
+    report = mem.fact("new", text)
+    assert report.reversals == ()
+    assert report.needs_confirmation == [] and report.invalidated == []
+
+
+def test_the_policy_is_kept_in_the_store(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    with Memory(path, rules="all", grounder=GROUNDER, reversals="ask"):
+        pass
+    with Memory(path) as mem:
+        assert mem.reversals == "ask"
+    with Memory(path, reversals="supersede") as mem:
+        assert mem.reversals == "supersede"
+        assert "reversals" not in mem.config  # the default is not logged
+    with pytest.raises(InvalidInputError, match="reversals"):
+        Memory(reversals="keep both")
+
+
+def test_the_command_line_and_the_service_keep_the_policy(tmp_path: Path) -> None:
+    path = tmp_path / "cli.db"
+    done = subprocess.run(
+        [sys.executable, "-m", "stategraph", "add", str(path), "--id", "f", "--text",
+         "The user plans to move to Shenzhen", "--rules", "all", "--grounder", GROUNDER,
+         "--reversals", "ask"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    with Memory(path) as mem:
+        assert mem.reversals == "ask"
+    settings = MemorySettings.from_config({"grounder": GROUNDER, "reversals": "ask"})
+    store = SQLiteStore(tmp_path / "tenant.db")
+    with settings.memory(store, write=True):
+        pass
+    assert SQLiteStore(tmp_path / "tenant.db").get_setting("reversals") == "ask"
