@@ -50,8 +50,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import ClassVar
 
-from stategraph.grounding.reading import evidence_atoms
-from stategraph.grounding.terms import argument_terms
+from stategraph.grounding.reading import evidence_atoms, named_values
+from stategraph.grounding.terms import argument_terms, value_terms
 from stategraph.model import Origin, State
 from stategraph.resources import read_text
 from stategraph.text.candidates import UNRELATED_METHODS, Candidate, TermIndex, holding_prefix
@@ -87,14 +87,17 @@ def _grams(word: str) -> list[str]:
 def evidence_units(state: State) -> dict[str, tuple[str, ...]]:
     """What a memory may share with another, each unit with the index terms that find it.
 
-    A grounded argument (``a:tokyo``) is its own term; a Latin-script word is found through
-    its grams (a memory carrying every gram of ``sapphire`` says ``sapphire``, give or take
-    a rare coincidence); a Chinese two-character gram is its own term. Stop words, words under
-    three characters and grams holding a stop character are left out, and so is the user.
+    A grounded argument (``a:tokyo``), or a thing the text names outside any atom (a date, a
+    place: :data:`stategraph.grounding.reading.NAMED`, indexed alike), is its own term; a
+    Latin-script word is found through its grams (a memory carrying every gram of ``sapphire``
+    says ``sapphire``, give or take a rare coincidence); a Chinese two-character gram is its
+    own term. Stop words, words under three characters and grams holding a stop character are
+    left out, and so is the user.
     """
     stop = stop_words()
     units: dict[str, tuple[str, ...]] = {}
-    for term in sorted(argument_terms(evidence_atoms(state.atoms, state.metadata))):
+    named = value_terms(named_values(state.metadata))
+    for term in sorted(argument_terms(evidence_atoms(state.atoms, state.metadata)) | named):
         if term != _EVERYONE:
             units[term] = (term,)
     text = unicodedata.normalize("NFKC", state.text).lower()
@@ -155,6 +158,9 @@ class EvidenceProposer:
         max_terms: the rarest terms of the new memory that are looked up.
         postings: memories read per term (newest first).
         exogenous: the kinds counted as facts (the exogenous kinds of the memory's policy).
+        derived: the kinds whose own candidates stand in for a session's facts when the
+            session wrote none (with ``inherit``): "apply for the visa", written in a session
+            of trip preparations and sharing no word with the trip, rests on what they rest on.
     """
 
     k: int = 8
@@ -168,13 +174,19 @@ class EvidenceProposer:
     max_terms: int = 48
     postings: int = 64
     exogenous: frozenset[str] = frozenset({"fact"})
+    derived: frozenset[str] = frozenset({"belief", "plan", "action"})
 
     name: ClassVar[str] = "stategraph.candidates.v3"
 
     def config(self) -> dict[str, object]:
         """What the log records of this proposer: every setting, enough to build it again
         for a replay."""
-        return {"name": self.name, **asdict(self), "exogenous": sorted(self.exogenous)}
+        return {
+            "name": self.name,
+            **asdict(self),
+            "exogenous": sorted(self.exogenous),
+            "derived": sorted(self.derived),
+        }
 
     def evidence(self, index: TermIndex, state: State, skip: set[str]) -> _Evidence:
         """What every memory met through the index shares with ``state``."""
@@ -249,17 +261,26 @@ class EvidenceProposer:
         chosen = holding_prefix(index, ranked, limit)
         out = [Candidate(s, found.method(s), found.total(s)) for s in chosen]
         if (self.contemporaries or not out) and not given:
-            out += self._interaction(index, state, skip | {c.id for c in out}, limit)
+            out += self._interaction(index, state, skip | {c.id for c in out}, limit, not out)
         return out
 
     def _interaction(
-        self, index: TermIndex, state: State, skip: set[str], limit: int
+        self, index: TermIndex, state: State, skip: set[str], limit: int, alone: bool
     ) -> list[Candidate]:
-        """The facts of the new memory's session, or of its turn, that hold."""
+        """The facts of the new memory's session, or of its turn, that hold; for a memory
+        ``alone`` (nothing has evidence) in a session that wrote no fact, what the session's
+        derived memories rest on by evidence."""
         if state.session is not None:
             rows = index.in_session(state.session, limit + len(skip), self.exogenous)
             ids = [sid for _seq, sid, _size in rows if sid not in skip]
-            return [Candidate(s, "session", 0.0) for s in ids[:limit]]
+            if ids or not alone or not self.inherit:
+                return [Candidate(s, "session", 0.0) for s in ids[:limit]]
+            # a session that wrote no fact: it was about what its derived memories rest on
+            rows = index.in_session(state.session, limit + len(skip), self.derived)
+            peers = [sid for _seq, sid, _size in rows if sid not in skip]
+            return [
+                Candidate(c.id, "session", 0.0) for c in self._inherited(index, peers, skip)[:limit]
+            ]
         latest = index.latest(self.turn)
         facts = [sid for _s, sid, _z, kind in latest if kind in self.exogenous and sid not in skip]
         return [Candidate(s, "turn", 0.0) for s in holding_prefix(index, facts, limit)]

@@ -148,6 +148,7 @@ def node_state(node: str, atom: str) -> State:
             "status": None,
             "metadata": {},
             "created_at": None,
+            "session": None,
         },
     )
 
