@@ -49,6 +49,7 @@ from stategraph.service.schemas import (
     ErrorResponse,
     HeadView,
     NewState,
+    ReportView,
     ReviewDecision,
     StateView,
     VerifyView,
@@ -121,13 +122,18 @@ def _dump(value: Any, kind: Any) -> bytes:
     return TypeAdapter(kind).dump_json(value, by_alias=True)
 
 
+def _report(report: Report) -> bytes:
+    """A revision's answer: its report with the summary lists (:class:`ReportView`)."""
+    return ReportView.of(report).to_json(indent=None).encode()
+
+
 router = APIRouter(prefix="/v1", route_class=StrictJSONRoute, responses=_ERRORS)
 
 
 @router.post(
     "/states",
     status_code=201,
-    response_model=Report,
+    response_model=ReportView,
     responses=_CONFLICT,
     summary="Add a state with its basis",
 )
@@ -140,7 +146,7 @@ async def add_state(body: NewState, tenant: Tenant, runner: Runner) -> Response:
         report = mem.add(
             body.state(), because=body.alternatives(), unless=body.unless, context=body.context
         )
-        return report.to_json(indent=None).encode()
+        return _report(report)
 
     return _json(await runner.write(tenant, job), 201)
 
@@ -244,7 +250,7 @@ async def show_state(
 
 @router.post(
     "/revise",
-    response_model=Report,
+    response_model=ReportView,
     responses={**_NOT_FOUND, **_CONFLICT},
     summary="Apply a change",
 )
@@ -254,7 +260,7 @@ async def revise(change: Change, tenant: Tenant, runner: Runner) -> Response:
     (``assert``, ``supersede: {id, with}``, ...)."""
 
     def job(mem: Memory) -> bytes:
-        return mem.revise(change).to_json(indent=None).encode()
+        return _report(mem.revise(change))
 
     return _json(await runner.write(tenant, job))
 
@@ -400,7 +406,7 @@ def _settle(confirm: bool) -> Callable[[ReviewDecision, str, TenantRunner], Any]
         def job(mem: Memory) -> bytes:
             act = mem.confirm if confirm else mem.reject
             report = act(decision.id, by=decision.by, note=decision.note, at=decision.at)
-            return report.to_json(indent=None).encode()
+            return _report(report)
 
         return _json(await runner.write(tenant, job))
 
@@ -412,7 +418,7 @@ router.add_api_route(
     _settle(True),
     methods=["POST"],
     name="confirm",
-    response_model=Report,
+    response_model=ReportView,
     responses={**_NOT_FOUND, **_CONFLICT},
     summary="Confirm a state waiting for review",
     description="It holds from now on, on the reviewer's word (a ``review`` justification), "
@@ -423,7 +429,7 @@ router.add_api_route(
     _settle(False),
     methods=["POST"],
     name="reject",
-    response_model=Report,
+    response_model=ReportView,
     responses={**_NOT_FOUND, **_CONFLICT},
     summary="Reject a state waiting for review",
     description="It is retracted, and what rests on it alone goes. 409 if nothing flagged it.",

@@ -11,16 +11,17 @@ small views.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from stategraph.memory import Alternative
-from stategraph.model import ActionStatus, State, StateId, Text, Truth
+from stategraph.model import ActionStatus, Report, State, StateId, Text, Truth, trusted
 
 __all__ = [
     "AllOf",
     "ErrorResponse",
     "HeadView",
     "NewState",
+    "ReportView",
     "ReviewDecision",
     "StateView",
     "VerifyView",
@@ -72,6 +73,50 @@ class NewState(State):
             else:
                 out.append(alt)
         return out
+
+
+class ReportView(Report):
+    """A revision's report as the HTTP API answers it: the report, and the summary lists that
+    Python's :class:`~stategraph.model.Report` has as properties and MCP's ``revise`` answers
+    (``invalidated``, ``kept``, ``restored``, ``needs_confirmation``, ``consequences``).
+
+    Only answers carry them: the revision log keeps the report itself, whose bytes are hashed.
+    """
+
+    @classmethod
+    def of(cls, report: Report) -> ReportView:
+        """The view of a report (its fields shared, not copied or validated again)."""
+        return trusted(cls, dict(report.__dict__))
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def invalidated(self) -> list[str]:
+        """States that lost all support: stop relying on them."""
+        return super().invalidated
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def kept(self) -> list[str]:
+        """Touched states that still hold through another support."""
+        return super().kept
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def restored(self) -> list[str]:
+        """States that did not hold before and hold now."""
+        return super().restored
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def needs_confirmation(self) -> list[str]:
+        """States neither logic nor policy could settle: a person should."""
+        return super().needs_confirmation
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def consequences(self) -> dict[str, str]:
+        """Actions to cancel (``cancel``) or to look at again (``review``)."""
+        return super().consequences
 
 
 class StateView(BaseModel):
