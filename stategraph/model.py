@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Annotated, Any, TypeVar
 
@@ -16,6 +17,7 @@ import clingo
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
@@ -49,6 +51,7 @@ __all__ = [
     "EdgeCheck",
     "EdgeOutcome",
     "Entry",
+    "Ids",
     "Justification",
     "JustificationRef",
     "LostSupport",
@@ -186,6 +189,14 @@ StateId = Annotated[
 """A state's identifier: a non-empty string without control characters, kept in NFC (see
 :func:`normalise_id`; it reaches clingo only as a string symbol). Strict: a number, a
 boolean, None or bytes is refused, not converted (:func:`id_list`)."""
+
+
+Ids = Annotated[
+    tuple[str, ...],
+    BeforeValidator(id_list, json_schema_input_type=StateId | list[StateId]),
+]
+"""Ids given as one id or a list of them (:func:`id_list`): kept normalised, without repeats,
+sorted."""
 
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, defer_build=True)
@@ -365,6 +376,18 @@ class Review(BaseModel):
     here from the clock would make the change, and so its report, differ on replay)."""
 
 
+def _listed(value: Any) -> Any:
+    """One entry given without the list, as a list of it."""
+    return [value] if isinstance(value, (Mapping, BaseModel)) else value
+
+
+def _one_or_many(item: Any) -> BeforeValidator:
+    """A change's list that takes one entry without the list, too (``retract: "x1"``,
+    ``supersede: {id, with}``), as ``docs/reference/shapes.md`` says every surface does; the
+    schemas clients read say so."""
+    return BeforeValidator(_listed, json_schema_input_type=item | list[item])
+
+
 class Change(BaseModel):
     """Everything one revision applies, atomically.
 
@@ -374,19 +397,17 @@ class Change(BaseModel):
 
     model_config = _FROZEN
 
-    retract: tuple[StateId, ...] = ()
-    assert_: tuple[State, ...] = Field(default=(), alias="assert")
-    supersede: tuple[Supersession, ...] = ()
-    add_justifications: tuple[Justification, ...] = ()
-    remove_justifications: tuple[Justification, ...] = ()
+    retract: Ids = ()
+    assert_: Annotated[tuple[State, ...], _one_or_many(State)] = Field(default=(), alias="assert")
+    supersede: Annotated[tuple[Supersession, ...], _one_or_many(Supersession)] = ()
+    add_justifications: Annotated[tuple[Justification, ...], _one_or_many(Justification)] = ()
+    remove_justifications: Annotated[tuple[Justification, ...], _one_or_many(Justification)] = ()
 
-    reviews: tuple[Review, ...] = ()
+    reviews: Annotated[tuple[Review, ...], _one_or_many(Review)] = ()
     """People's decisions this change applies: each confirmed state has a ``review``
     justification without premises among ``add_justifications``, each rejected one is in
     ``retract``. Left out of the JSON when empty, so changes without reviews serialise (and
     hash) as they did before reviews existed."""
-
-    _norm_retract = field_validator("retract", mode="before")(id_list)
 
     @model_validator(mode="after")
     def _reviews_are_applied(self) -> Change:
@@ -411,11 +432,6 @@ class Change(BaseModel):
         if not self.reviews and isinstance(data, dict):
             data.pop("reviews", None)
         return data
-
-    @field_validator("supersede", mode="before")
-    @classmethod
-    def _one_or_many(cls, v: Any) -> Any:
-        return [v] if isinstance(v, (dict, Supersession)) else v
 
     def is_empty(self) -> bool:
         """True when the change does nothing at all."""

@@ -15,7 +15,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent / "stategraph"
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("errors", "escaping", "values", "model", "resources", "urls", "loaders")),
+    (
+        "base",
+        ("errors", "escaping", "values", "model", "shapes", "resources", "urls", "loaders"),
+    ),
     ("engine", ("engine",)),
     ("grounding", ("grounding",)),
     ("text", ("text",)),

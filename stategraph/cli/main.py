@@ -353,22 +353,18 @@ def _cmd_retract(args: argparse.Namespace) -> int:
 def _cmd_supersede(args: argparse.Namespace) -> int:
     from stategraph.model import State
 
-    new = _validated(State, {"id": args.id, "kind": args.kind, "text": args.text}, "state")
+    new = _validated(State, {"id": args.id, "kind": args.kind, "text": args.text}, "memory")
     with _open(args) as mem:
         _emit(mem.supersede(args.old, new), args.json)
     return 0
 
 
 def _validated(model: type[M], obj: Any, what: str, where: str = "") -> M:
-    """``obj`` as a ``model``, or :class:`InvalidInputError` naming each field at fault."""
-    from pydantic import ValidationError
+    """``obj`` as a ``model``, refused as every surface refuses it
+    (:func:`stategraph.shapes.validated`; imported here, not at start-up)."""
+    from stategraph.shapes import validated
 
-    try:
-        return model.model_validate(obj)
-    except ValidationError as exc:
-        at = [where] if where else []
-        errors = [(".".join([*at, *(str(p) for p in e["loc"])]), e["msg"]) for e in exc.errors()]
-        raise InvalidInputError(what, errors) from None
+    return validated(model, obj, what, where)
 
 
 def _import_lines(path: Path, model: type[M]) -> Iterator[M]:

@@ -48,7 +48,6 @@ from stategraph.service.runner import TenantRunner
 from stategraph.service.schemas import (
     ErrorResponse,
     HeadView,
-    NewState,
     ReportView,
     ReviewDecision,
     StateView,
@@ -56,6 +55,7 @@ from stategraph.service.schemas import (
 )
 from stategraph.service.settings import MemorySettings
 from stategraph.service.tenants import TenantStores, open_tenants
+from stategraph.shapes import NewState, problems
 from stategraph.store.revlog import LogEntry
 from stategraph.urls import redact_logs
 
@@ -144,7 +144,7 @@ async def add_state(body: NewState, tenant: Tenant, runner: Runner) -> Response:
 
     def job(mem: Memory) -> bytes:
         report = mem.add(
-            body.state(), because=body.alternatives(), unless=body.unless, context=body.context
+            body.state(), because=body.because, unless=body.unless, context=body.context
         )
         return _report(report)
 
@@ -449,10 +449,21 @@ async def _library_error(request: Request, exc: Exception) -> Response:
     return JSONResponse(error_body(exc), status_code=status, headers=headers)
 
 
+_BODIES = {"add_state": "memory", "revise": "change", "confirm": "review", "reject": "review"}
+"""What each route's body is, as the library names it in a refusal (``invalid memory: ...``)."""
+
+
 async def _validation_error(request: Request, exc: Exception) -> Response:
+    """A body or parameter that does not validate: one :class:`InvalidInputError` in the
+    library's words (:func:`stategraph.shapes.problems`), a body's fields named as Python and
+    MCP name them (``because.0``, not ``body.because.0``)."""
     errors: Sequence[Any] = exc.errors() if isinstance(exc, RequestValidationError) else ()
-    pairs = [(".".join(str(p) for p in e.get("loc", ())), str(e.get("msg", ""))) for e in errors]
-    return await _library_error(request, InvalidInputError("request", pairs))
+    route = getattr(request.scope.get("route"), "name", "")
+    if errors and all(tuple(e.get("loc", ()))[:1] == ("body",) for e in errors):
+        refused = InvalidInputError(_BODIES.get(route, "request"), problems(errors, skip=1))
+    else:
+        refused = InvalidInputError("request", problems(errors))
+    return await _library_error(request, refused)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

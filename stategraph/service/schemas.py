@@ -4,23 +4,19 @@ models do not already describe.
 Reports, states, proofs, log entries and changes go over the wire as the library's pydantic
 models (:mod:`stategraph.model`, :mod:`stategraph.engine.explain`,
 :mod:`stategraph.store.revlog`), so the OpenAPI schema and the MCP tools' schemas are the
-library's. What is here is the shorthand
-``Memory.add`` takes as arguments (``because``, ``unless``, ``context``), made a body, and a few
-small views.
+library's, and a memory with its basis is :class:`stategraph.shapes.NewState`. What is here
+is a few small views.
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from stategraph.memory import Alternative
-from stategraph.model import ActionStatus, Report, State, StateId, Text, Truth, trusted
+from stategraph.model import Report, State, StateId, Text, Truth, trusted
 
 __all__ = [
-    "AllOf",
     "ErrorResponse",
     "HeadView",
-    "NewState",
     "ReportView",
     "ReviewDecision",
     "StateView",
@@ -28,51 +24,6 @@ __all__ = [
 ]
 
 _BODY = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
-
-
-class AllOf(BaseModel):
-    """One justification given in full: every premise in ``all`` must hold, and no state in
-    ``unless``."""
-
-    model_config = _BODY
-
-    all_: tuple[StateId, ...] = Field(default=(), alias="all")
-    unless: tuple[StateId, ...] = ()
-
-
-class NewState(State):
-    """A state to add with its basis, as ``Memory.add`` takes them.
-
-    The state's own fields, and its basis: ``because`` lists *alternative* justifications,
-    each a premise id, a list of ids that must all hold, or ``{"all": [...], "unless":
-    [...]}``. ``["a", "b"]`` means "a, or else b"; ``[["a", "b"]]`` means "a and b".
-    ``unless`` applies to every alternative. ``context`` names the memories that were in
-    context when this one was written: candidate premises, checked before they count (for a
-    fact, provenance only).
-    """
-
-    because: list[StateId | list[StateId] | AllOf] | None = None
-    unless: list[StateId] = Field(default_factory=list)
-    context: list[StateId] = Field(default_factory=list)
-
-    def state(self) -> State:
-        """The state itself (an action is pending unless it says otherwise)."""
-        fields = {name: getattr(self, name) for name in State.model_fields}
-        if self.kind == "action" and self.status is None:
-            fields["status"] = ActionStatus.pending
-        return State.model_validate(fields)
-
-    def alternatives(self) -> list[Alternative] | None:
-        """``because`` as ``Memory.add`` reads it."""
-        if self.because is None:
-            return None
-        out: list[Alternative] = []
-        for alt in self.because:
-            if isinstance(alt, AllOf):
-                out.append({"all": list(alt.all_), "unless": list(alt.unless)})
-            else:
-                out.append(alt)
-        return out
 
 
 class ReportView(Report):

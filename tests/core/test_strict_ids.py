@@ -92,7 +92,7 @@ def test_the_refusal_names_the_field_and_the_value() -> None:
     assert info.value.errors == [
         (
             "add_justifications.0.premises",
-            "Value error, an id is a string, not NoneType None: write it in quotes",
+            "an id is a string, not NoneType None: write it in quotes",
         )
     ]
     with pytest.raises(InvalidInputError) as info:
@@ -100,7 +100,8 @@ def test_the_refusal_names_the_field_and_the_value() -> None:
     assert info.value.errors == [
         (
             "because.1",
-            "an alternative is an id, a list of ids, or {'all': [...], 'unless': [...]}, not 12",
+            "an alternative is an id, a list of ids, or {'all': [...], 'unless': [...]}, not "
+            "int 12",
         )
     ]
 

@@ -173,7 +173,7 @@ def test_errors_carry_the_library_type_and_status(client: TestClient, setup: Set
     missing = client.get("/v1/states/nope", headers=h).json()["error"]
     assert missing["state_id"] == "nope"
     invalid = client.post("/v1/states", json={"text": "no id"}, headers=h).json()["error"]
-    assert ["body.id", "Field required"] in invalid["errors"]
+    assert ["id", "Field required"] in invalid["errors"]
 
 
 def test_bodies_are_parsed_strictly(client: TestClient, setup: Setup) -> None:
