@@ -326,17 +326,29 @@ class Memory:
         self.judge_budget = judge_budget or JudgeBudget()
         if linker not in ("incremental", "scratch"):
             raise InvalidInputError("config", [("linker", "'incremental' or 'scratch'")])
-        self._preparer = Preparer(
-            self.store,
-            self.policy,
-            self.rules,
-            self.grounder,
-            candidates,
-            assume,
-            self.max_alternatives,
-        )
-        if linker == "scratch":
-            self._preparer.incremental = None
+        self._linker = linker
+        self._prepared: Preparer | None = None
+        if rules is not None:  # packs the caller names are read now: a bad one fails here
+            self._preparer  # noqa: B018
+
+    @property
+    def _preparer(self) -> Preparer:
+        """What prepares a change (grounding, rule links, candidates), made at the first
+        revision: reading the rule packs takes a third of a second, which a memory opened to
+        recall, show or explain never needs (packs the store keeps were read when stored)."""
+        if self._prepared is None:
+            self._prepared = Preparer(
+                self.store,
+                self.policy,
+                self.rules,
+                self.grounder,
+                self.candidates,
+                self.assume,
+                self.max_alternatives,
+            )
+            if self._linker == "scratch":
+                self._prepared.incremental = None
+        return self._prepared
 
     def _settings(
         self, rules: Sequence[str] | str | None, grounder: str | None

@@ -22,7 +22,6 @@ import logging
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import jieba
 import spacy
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -63,6 +62,8 @@ class _JiebaSegmenter:
     """
 
     def __init__(self, words: set[str]) -> None:
+        import jieba  # only a Chinese text needs it: an English one never loads it
+
         self._tokenizer = jieba.Tokenizer()
         for word in sorted(words):
             self._tokenizer.add_word(word, freq=_WORD_FREQ)
