@@ -56,12 +56,14 @@ def environment(tree: Path) -> dict[str, str]:
     return env
 
 
-def run(tree: Path, argv: list[str]) -> tuple[float, float]:
-    """Wall and CPU seconds (user and system, of the child) of one command."""
+def run(tree: Path, argv: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall and CPU seconds (user and system, of the child) of one command, run in ``cwd``
+    (``python -m`` puts the working directory first on the path: never a source tree)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "stategraph", *argv],
+        cwd=cwd,
         env=environment(tree),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -88,6 +90,7 @@ def main() -> None:
         demo = ["demo", "--lang", "zh", "--text", "--store", str(store)]
         subprocess.run(
             [sys.executable, "-m", "stategraph", *demo],
+            cwd=folder,
             env=environment(ROOT),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -101,12 +104,12 @@ def main() -> None:
         for name, template in COMMANDS:
             argv = [a.replace("{store}", str(store)) for a in template]
             for tree in trees.values():
-                run(tree, argv)  # compiles the bytecode, writes jieba's cache
+                run(tree, argv, folder)  # compiles the bytecode, writes jieba's cache
             walls: dict[str, list[float]] = {t: [] for t in trees}
             cpus: dict[str, list[float]] = {t: [] for t in trees}
             for _ in range(args.runs):
                 for t, tree in trees.items():
-                    wall, cpu = run(tree, argv)
+                    wall, cpu = run(tree, argv, folder)
                     walls[t].append(wall)
                     cpus[t].append(cpu)
             wall = {t: statistics.median(v) for t, v in walls.items()}

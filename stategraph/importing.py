@@ -81,10 +81,10 @@ def import_memories(
 
     Returns:
         ``imported`` (memories written); among them, now, ``holding``, ``not_holding`` (a
-        derived memory whose support went while the import went on, or never was) and
-        ``undefined``; and ``review``, how many memories of the store wait for a person (what
-        :meth:`Memory.pending_review <stategraph.memory.Memory.pending_review>` lists: the
-        undefined, and actions and memories flagged but still standing).
+            derived memory whose support went while the import went on, or never was) and
+            ``undefined``; and ``review``, how many memories of the store wait for a person
+            (what :meth:`Memory.pending_review <stategraph.memory.Memory.pending_review>`
+            lists: the undefined, and memories flagged but still standing).
 
     Raises:
         MemoryImportError: naming the memory that failed; nothing was written.

@@ -381,11 +381,10 @@ def _listed(value: Any) -> Any:
     return [value] if isinstance(value, (Mapping, BaseModel)) else value
 
 
-def _one_or_many(item: Any) -> BeforeValidator:
-    """A change's list that takes one entry without the list, too (``retract: "x1"``,
-    ``supersede: {id, with}``), as ``docs/reference/shapes.md`` says every surface does; the
-    schemas clients read say so."""
-    return BeforeValidator(_listed, json_schema_input_type=item | list[item])
+def _one_or_many(field: str, item: Any) -> Any:
+    """The validator of a change's list that takes one entry without the list, too; the JSON
+    schema clients read names both forms."""
+    return field_validator(field, mode="before", json_schema_input_type=item | list[item])(_listed)
 
 
 class Change(BaseModel):
@@ -397,17 +396,28 @@ class Change(BaseModel):
 
     model_config = _FROZEN
 
-    retract: Ids = ()
-    assert_: Annotated[tuple[State, ...], _one_or_many(State)] = Field(default=(), alias="assert")
-    supersede: Annotated[tuple[Supersession, ...], _one_or_many(Supersession)] = ()
-    add_justifications: Annotated[tuple[Justification, ...], _one_or_many(Justification)] = ()
-    remove_justifications: Annotated[tuple[Justification, ...], _one_or_many(Justification)] = ()
+    retract: tuple[StateId, ...] = ()
+    assert_: tuple[State, ...] = Field(default=(), alias="assert")
+    supersede: tuple[Supersession, ...] = ()
+    add_justifications: tuple[Justification, ...] = ()
+    remove_justifications: tuple[Justification, ...] = ()
 
-    reviews: Annotated[tuple[Review, ...], _one_or_many(Review)] = ()
+    reviews: tuple[Review, ...] = ()
     """People's decisions this change applies: each confirmed state has a ``review``
     justification without premises among ``add_justifications``, each rejected one is in
     ``retract``. Left out of the JSON when empty, so changes without reviews serialise (and
     hash) as they did before reviews existed."""
+
+    # Each list takes one entry without the list, too (``retract: "x1"``, ``supersede: {id,
+    # with}``), as docs/reference/shapes.md says every surface does; the schemas say so.
+    _one_retract = field_validator(
+        "retract", mode="before", json_schema_input_type=StateId | list[StateId]
+    )(id_list)
+    _one_assert = _one_or_many("assert_", State)
+    _one_supersede = _one_or_many("supersede", Supersession)
+    _one_added = _one_or_many("add_justifications", Justification)
+    _one_removed = _one_or_many("remove_justifications", Justification)
+    _one_review = _one_or_many("reviews", Review)
 
     @model_validator(mode="after")
     def _reviews_are_applied(self) -> Change:

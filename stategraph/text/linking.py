@@ -86,7 +86,7 @@ of the sparse workload (:mod:`stategraph.bench.perf.textgen`) have fewer than 8 
 only a few have more than 16 at 10^5. Where thousands of memories rest on the same few facts
 (a dense store), each derived memory writes its whole cap of justifications, and a fact
 entering the cap displaces one in every memory it caps: 16 writes such a store twice as fast
-as 64 did (see ``docs/how-to/text-memories.md``). A kept derivation is live whenever one is,
+as 64 did (see ``docs/linking.md``). A kept derivation is live whenever one is,
 at any cap."""
 
 LEGACY_ALTERNATIVES = 64
