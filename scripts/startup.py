@@ -87,15 +87,7 @@ def main() -> None:
             old = Path(args.old)
             trees["old"] = old if old.is_dir() else export(args.old, folder / "old")
         store = folder / "store.db"
-        demo = ["demo", "--lang", "zh", "--text", "--store", str(store)]
-        subprocess.run(
-            [sys.executable, "-m", "stategraph", *demo],
-            cwd=folder,
-            env=environment(ROOT),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            check=True,
-        )
+        run(ROOT, ["demo", "--lang", "zh", "--text", "--store", str(store)], folder)
         print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start")
         head = ["command", *(f"{t} wall" for t in trees), *(f"{t} CPU" for t in trees)]
         if "old" in trees:

@@ -169,6 +169,9 @@ class NewState(State):
 _PREFIXES = ("Value error, ", "Assertion failed, ")
 """What pydantic puts before the message of an error a validator raised."""
 
+_PYTHON_WORDS = {"a valid tuple": "a valid list"}
+"""Pydantic's words for a Python type where the input is JSON, and the JSON word."""
+
 
 def problems(errors: Sequence[Mapping[str, Any]], skip: int = 0) -> list[tuple[str, str]]:
     """Pydantic's validation errors as ``(field, message)`` pairs, in the library's words.
@@ -192,6 +195,8 @@ def problems(errors: Sequence[Mapping[str, Any]], skip: int = 0) -> list[tuple[s
         message = str(e.get("msg", ""))
         for prefix in _PREFIXES:
             message = message.removeprefix(prefix)
+        for python, json in _PYTHON_WORDS.items():
+            message = message.replace(python, json)
         out.append((loc, message))
     return out
 

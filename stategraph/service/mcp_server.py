@@ -155,10 +155,10 @@ def change_for(mem: Memory, arguments: dict[str, Any]) -> Change:
         state, js = _earlier(mem, new, f"add.{i}")
         asserted.append(state)
         justs.extend(js)
-    if "supersede" in given:
-        entries = _listed(given["supersede"])
+    entries = _listed(given.get("supersede", []))
+    if any(_earlier_entry(e) for e in entries):  # else left as given, for Change to read
         for i, entry in enumerate(entries):
-            if isinstance(entry, dict) and "new" in entry and "with" not in entry:
+            if _earlier_entry(entry):
                 state, js = _earlier(mem, entry["new"], f"supersede.{i}.new")
                 entries[i] = {**{k: v for k, v in entry.items() if k != "new"}, "with": state}
                 justs.extend(js)
@@ -168,6 +168,11 @@ def change_for(mem: Memory, arguments: dict[str, Any]) -> Change:
     if justs:
         given["add_justifications"] = [*_listed(given.get("add_justifications", [])), *justs]
     return validated(Change, given, "change")
+
+
+def _earlier_entry(entry: Any) -> bool:
+    """A supersede entry of an earlier release's shape: ``{"id": ..., "new": MEMORY}``."""
+    return isinstance(entry, dict) and "new" in entry and "with" not in entry
 
 
 def _listed(value: Any) -> list[Any]:

@@ -20,6 +20,9 @@ ROWS = [
     {"id": "m4", "kind": "plan", "text": "Book a Cantonese dinner", "context": ["m3"]},
 ]
 
+ALL_HOLD = {"imported": 4, "holding": 4, "not_holding": 0, "undefined": 0, "review": 0}
+"""What ``import --memories --json`` says of ROWS: all four hold, nothing waits."""
+
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -37,13 +40,7 @@ def test_memories_are_grounded_linked_and_logged_one_by_one(tmp_path: Path) -> N
     done = run("import", str(store), str(src), "--memories", "--rules", "all", "--grounder",
                "stategraph.rule_grounder.v1", "--json")  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == {
-        "imported": 4,
-        "holding": 4,
-        "not_holding": 0,
-        "undefined": 0,
-        "review": 0,
-    }
+    assert json.loads(done.stdout) == ALL_HOLD
     assert "import: 4/4 memories" in done.stderr
     with Memory.open(store) as mem:
         assert [j.origin.value for j in mem.justifications("m2")] == ["rule"]
@@ -70,13 +67,7 @@ def test_one_process_imports_the_same_and_asks_for_memories(tmp_path: Path) -> N
     done = run("import", str(tmp_path / "a.db"), str(src), "--memories", "--one-process",
                "--rules", "all", "--grounder", "stategraph.rule_grounder.v1", "--json")  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == {
-        "imported": 4,
-        "holding": 4,
-        "not_holding": 0,
-        "undefined": 0,
-        "review": 0,
-    }
+    assert json.loads(done.stdout) == ALL_HOLD
     refused = run("import", str(tmp_path / "b.db"), str(src), "--one-process")
     assert refused.returncode != 0 and "--one-process" in refused.stderr
     assert "only with --memories" in refused.stderr and not (tmp_path / "b.db").exists()

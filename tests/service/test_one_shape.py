@@ -333,6 +333,8 @@ BAD_CHANGES: list[dict[str, Any]] = [
     {"retract": 5},
     {"retract": ["m1", None]},
     {"supersede": {"id": "m1"}},
+    {"supersede": "m1"},
+    {"assert": "m9"},
     {"supersede": {"id": "m1", "with": {"text": "no id"}}},
     {"add_justifications": {"head": "m2", "premises": [3]}},
     {"bogus": 1},
@@ -452,6 +454,7 @@ def test_python_refuses_in_one_clean_line(refusals: dict[str, Refusals]) -> None
         "invalid change: retract: expected an id or a list of ids; an id is a string, not int "
         "5: write it in quotes"
     )
+    assert "invalid change: assert: Input should be a valid list" in refusals["python"]["change"]
 
 
 @pytest.mark.parametrize("surface", ["http", "mcp"])
