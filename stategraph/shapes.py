@@ -89,9 +89,7 @@ def _alternative(alt: Any, where: str, ref: Ref | None) -> AllOf:
             all_=_ids(alt.get("all", ()), f"{where}.all", ref),
             unless=_ids(alt.get("unless", ()), f"{where}.unless", ref),
         )
-    if isinstance(alt, (list, tuple)):
-        return AllOf.model_construct(all_=_ids(alt, where, ref), unless=())
-    if isinstance(alt, str) or ref is not None:
+    if isinstance(alt, (str, list, tuple)) or ref is not None:  # one premise, or all of them
         return AllOf.model_construct(all_=_ids(alt, where, ref), unless=())
     raise _refused(where, f"{_ALTERNATIVE}, not {type(alt).__name__} {_shown(alt)}")
 
@@ -160,10 +158,6 @@ class NewState(State):
         if self.kind == "action" and self.status is None:
             fields["status"] = ActionStatus.pending
         return State.model_validate(fields)
-
-    def alternatives(self) -> list[dict[str, list[str]]]:
-        """``because`` as ``Memory.add`` takes it."""
-        return [{"all": list(a.all_), "unless": list(a.unless)} for a in self.because]
 
 
 _PREFIXES = ("Value error, ", "Assertion failed, ")
