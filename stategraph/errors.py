@@ -87,20 +87,6 @@ class UnknownStateError(StategraphError, KeyError):
         return str(self.args[0])
 
 
-class DuplicateStateError(StategraphError, ValueError):
-    """A state was added under an id that is already taken.
-
-    Attributes:
-        state_id: the id that already exists.
-    """
-
-    def __init__(self, state_id: str) -> None:
-        self.state_id = state_id
-        super().__init__(
-            f"state id {state_id!r} already exists: pick a new id, or supersede the old state"
-        )
-
-
 class SelfJustificationError(StategraphError, ValueError):
     """A justification names its own head as a premise or as an ``unless`` condition.
 
@@ -147,6 +133,25 @@ class InvalidChangeError(StategraphError, ValueError):
         self.field = field
         self.state_id = state_id
         super().__init__(f"invalid change ({field}): {message}")
+
+
+class DuplicateStateError(InvalidChangeError):
+    """A state was added under an id that is already taken (also by a retracted state: ids
+    are history).
+
+    A conflict with the memory as it is, not malformed input: the same change succeeds on a
+    memory without that id (the HTTP API answers 409, not 400).
+
+    Attributes:
+        state_id: the id that already exists.
+        field: the part of the change that adds it (``"assert"``, ``"supersede"``), or empty.
+    """
+
+    def __init__(self, state_id: str, field: str = "") -> None:
+        said = f"state id {state_id!r} already exists: pick a new id, or supersede the old state"
+        super().__init__(field, said, state_id)
+        if not field:
+            self.args = (said,)
 
 
 class NotHoldingError(StategraphError, ValueError):

@@ -80,7 +80,11 @@ def import_memories(
             start, so short imports never wait for one).
 
     Returns:
-        ``imported`` (memories written), ``holding`` and ``undefined`` (among them, now).
+        ``imported`` (memories written); among them, now, ``holding``, ``not_holding`` (a
+            derived memory whose support went while the import went on, or never was) and
+            ``undefined``; and ``review``, how many memories of the store wait for a person
+            (what :meth:`Memory.pending_review <stategraph.memory.Memory.pending_review>`
+            lists: the undefined, and memories flagged but still standing).
 
     Raises:
         MemoryImportError: naming the memory that failed; nothing was written.
@@ -101,10 +105,14 @@ def import_memories(
             if progress is not None:
                 progress(len(written))
     truths = mem.store.truths(written)
+    holding = sum(v.value == "true" for v in truths.values())
+    undefined = sum(v.value == "undefined" for v in truths.values())
     return {
         "imported": len(written),
-        "holding": sum(v.value == "true" for v in truths.values()),
-        "undefined": sum(v.value == "undefined" for v in truths.values()),
+        "holding": holding,
+        "not_holding": len(written) - holding - undefined,
+        "undefined": undefined,
+        "review": len(mem.pending_review()),
     }
 
 

@@ -19,9 +19,9 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from stategraph.asof import MemoryAsOf
 from stategraph.engine.explain import Proof, WhyNot, why, why_not
@@ -56,6 +56,7 @@ from stategraph.reversal import note_reversals
 from stategraph.review.confirm import PendingReview, pending_review, review_change
 from stategraph.review.provenance import check_change, check_justification
 from stategraph.review.questions import ReviewGroup, review_groups
+from stategraph.shapes import AllOf, read_because, validated
 from stategraph.store.asof import AsOf, PastStore, resolve
 from stategraph.store.open import open_store
 from stategraph.store.sqlite import LogEntry, Since, Store
@@ -66,23 +67,11 @@ if TYPE_CHECKING:
     from stategraph.embedder import Embedder
     from stategraph.recall import Recalled
 
-__all__ = ["Alternative", "Memory", "check_limits", "justifications_for"]
+__all__ = ["Alternative", "Memory", "check_limits", "justifications_for", "written"]
 
-Alternative = str | Sequence[str] | Mapping[str, Sequence[str]] | Justification
+Alternative = str | Sequence[str] | Mapping[str, Sequence[str]] | AllOf | Justification
 """One way a state can be supported: a premise id, a list of ids that must all hold, or
-``{"all": [...], "unless": [...]}``."""
-
-M = TypeVar("M", bound=BaseModel)
-
-
-def _validated(model: type[M], value: Any, what: str) -> M:
-    if isinstance(value, model):
-        return value
-    try:
-        return model.model_validate(value)
-    except ValidationError as exc:
-        errors = [(".".join(str(p) for p in e["loc"]), e["msg"]) for e in exc.errors()]
-        raise InvalidInputError(what, errors) from None
+``{"all": [...], "unless": [...]}`` (:func:`~stategraph.shapes.read_because`)."""
 
 
 def _id(state_id: str) -> str:
@@ -169,28 +158,7 @@ def _ids(value: Any, field: str) -> list[str]:
     try:
         return list(id_list(value))
     except ValueError as exc:
-        raise InvalidInputError("justification", [(field, str(exc))]) from None
-
-
-def _alternative(alt: Any, i: int) -> tuple[list[str], list[str]]:
-    """One alternative of ``because=`` as its premises and its ``unless``."""
-    if isinstance(alt, str):
-        return _ids(alt, f"because.{i}"), []
-    if isinstance(alt, Mapping):
-        unknown = set(alt) - {"all", "unless"}
-        if unknown:
-            raise InvalidInputError(
-                "justification",
-                [(f"because.{sorted(unknown)[0]}", "only 'all' and 'unless' are allowed")],
-            )
-        return (
-            _ids(alt.get("all", ()), f"because.{i}.all"),
-            _ids(alt.get("unless", ()), f"because.{i}.unless"),
-        )
-    if isinstance(alt, Iterable) and not isinstance(alt, (bytes, bytearray)):
-        return _ids(list(alt), f"because.{i}"), []
-    why = "an alternative is an id, a list of ids, or {'all': [...], 'unless': [...]}"
-    raise InvalidInputError("justification", [(f"because.{i}", f"{why}, not {alt!r:.40}")])
+        raise InvalidInputError("memory", [(field, str(exc))]) from None
 
 
 def justifications_for(
@@ -203,10 +171,12 @@ def justifications_for(
 
     Args:
         head: the state being justified.
-        because: alternative justifications; each a premise id, a list of ids that must all
-            hold, or a mapping ``{"all": [...], "unless": [...]}``. ``["a", "b"]`` means
-            "a, or else b"; ``[["a", "b"]]`` means "a and b"; a single alternative may be
-            given bare (``"a"``, or one mapping).
+        because: alternative justifications, as :func:`~stategraph.shapes.read_because`
+            reads them: each a premise id, a list of ids that must all hold, or a mapping
+            ``{"all": [...], "unless": [...]}``. ``["a", "b"]`` means "a, or else b";
+            ``[["a", "b"]]`` means "a and b"; a single alternative may be given bare (``"a"``,
+            or one mapping). A :class:`~stategraph.model.Justification` is taken as it is,
+            under ``head``.
         unless: states whose holding blocks every alternative (a default that holds until
             one of them is asserted). With no ``because``, the state holds by default.
         context: memories that were in context when the state was written: one candidate
@@ -217,40 +187,60 @@ def justifications_for(
     a list of its characters.
     """
     extra = _ids(unless, "unless")
+    given: Any = because
+    if isinstance(given, Justification):
+        given = [given]
+    elif isinstance(given, Iterable) and not isinstance(given, (str, bytes, Mapping, BaseModel)):
+        given = list(given)
     out: list[Justification] = []
-    if because is None:
-        alternatives: list[Any] = []
-    elif isinstance(because, (str, Mapping, Justification)):
-        alternatives = [because]
-    elif isinstance(because, Iterable) and not isinstance(because, (bytes, bytearray)):
-        alternatives = list(because)
-    else:
-        why = "a list of alternatives"
-        raise InvalidInputError("justification", [("because", f"{why}, not {because!r:.40}")])
-    if not alternatives and extra:
-        alternatives = [[]]
-    for i, alt in enumerate(alternatives):
-        if isinstance(alt, Justification):
-            out.append(alt.model_copy(update={"head": head}))
-            continue
-        premises, blocks = _alternative(alt, i)
+    if isinstance(given, list):  # a Justification among them is the caller's, kept whole
+        out = [j.model_copy(update={"head": head}) for j in given if isinstance(j, Justification)]
+        given = [alt for alt in given if not isinstance(alt, Justification)]
+        if out and not given:
+            given = None
+    alternatives = [(a.all_, a.unless) for a in read_because(given)]
+    if not alternatives and not out and extra:
+        alternatives = [((), ())]
+    for premises, blocks in alternatives:
         out.append(
-            _validated(
+            validated(
                 Justification,
                 {"head": head, "premises": premises, "unless": [*blocks, *extra]},
-                "justification",
+                "memory",
             )
         )
     ctx = _ids(context, "context")
     if ctx:
         out.append(
-            _validated(
+            validated(
                 Justification,
                 {"head": head, "premises": ctx, "origin": Origin.recovered},
-                "justification",
+                "memory",
             )
         )
     return out
+
+
+def written(
+    policy: Policy,
+    state: State | Mapping[str, Any],
+    because: Iterable[Alternative] | Alternative | None = None,
+    unless: Iterable[str] | str = (),
+    context: Iterable[str] | str = (),
+) -> tuple[State, list[Justification]]:
+    """A memory as :meth:`Memory.add` writes it: the state, and its justifications
+    (:func:`justifications_for`). A fact's ``context`` is provenance, never a reason to doubt
+    the fact: it is kept in the fact's ``metadata["context"]``, not as a candidate
+    justification. Every surface that writes a memory writes it through here.
+
+    Raises:
+        InvalidInputError: the state or its basis does not validate.
+    """
+    st = validated(State, state, "memory")
+    ids = _ids(context, "context")
+    if ids and policy.is_exogenous(st):
+        st, ids = st.model_copy(update={"metadata": {**st.metadata, "context": ids}}), []
+    return st, justifications_for(st.id, because, unless, ids)
 
 
 def check_limits(max_depth: int | None = None, max_cone: int | None = None) -> None:
@@ -358,13 +348,24 @@ class Memory:
         if linker not in ("incremental", "scratch", "logged"):
             raise InvalidInputError("config", [("linker", "'incremental', 'scratch' or 'logged'")])
         self.linker = linker
-        self._preparer = Preparer(
-            self.store, self.policy, self.rules, self.grounder, candidates, assume
-        )
-        if linker == "scratch":
-            self._preparer.incremental = None
-        elif linker == "logged":
-            self._preparer.linking = False
+        self._prepared: Preparer | None = None
+        if rules is not None:  # packs the caller names are read now: a bad one fails here
+            self._preparer  # noqa: B018
+
+    @property
+    def _preparer(self) -> Preparer:
+        """What prepares a change (grounding, rule links, candidates), made at the first
+        revision: reading the rule packs takes a third of a second, which a memory opened to
+        recall, show or explain never needs (packs the store keeps were read when stored)."""
+        if self._prepared is None:
+            self._prepared = Preparer(
+                self.store, self.policy, self.rules, self.grounder, self.candidates, self.assume
+            )
+            if self.linker == "scratch":
+                self._prepared.incremental = None
+            elif self.linker == "logged":
+                self._prepared.linking = False
+        return self._prepared
 
     def _settings(
         self, rules: Sequence[str] | str | None, grounder: str | None
@@ -459,7 +460,7 @@ class Memory:
             InvalidInputError: the change does not validate, or carries what only the engine
                 writes.
         """
-        return self._apply(check_change(_validated(Change, change, "change")))
+        return self._apply(check_change(validated(Change, change, "change")))
 
     def _apply(self, change: Change) -> Report:
         """Revise with a validated change, whoever may have made it: the engine's own path,
@@ -573,12 +574,7 @@ class Memory:
         A fact's ``context`` is provenance, never a reason to doubt the fact: it is kept in the
         fact's ``metadata["context"]``, not as a candidate justification.
         """
-        st = _validated(State, state, "state")
-        context = _ids(context, "context")
-        if context and self.policy.is_exogenous(st):
-            meta = {**st.metadata, "context": context}
-            st, context = st.model_copy(update={"metadata": meta}), []
-        justs = justifications_for(st.id, because, unless, context)
+        st, justs = written(self.policy, state, because, unless, context)
         return self.revise(Change(assert_=(st,), add_justifications=tuple(justs)))
 
     def fact(self, id: str, text: str = "", context: Iterable[str] = (), **fields: Any) -> Report:
@@ -650,9 +646,7 @@ class Memory:
                 justification is one only the engine writes.
         """
         justs = (
-            check_justification(
-                _validated(Justification, j, "justification"), f"justifications.{i}"
-            )
+            check_justification(validated(Justification, j, "justification"), f"justifications.{i}")
             for i, j in enumerate(justifications)
         )
         return self._bulk_load(states, justs)
@@ -673,19 +667,19 @@ class Memory:
             return bulk_load(
                 self.store,
                 self.policy,
-                (_validated(State, s, "state") for s in states),
-                (_validated(Justification, j, "justification") for j in justifications),
+                (validated(State, s, "state") for s in states),
+                (validated(Justification, j, "justification") for j in justifications),
                 self.config,
             )
 
     def retract(self, *ids: str) -> Report:
         """Retract states (they stay in the history, and never hold again)."""
-        return self.revise(_validated(Change, {"retract": ids}, "change"))
+        return self.revise(validated(Change, {"retract": ids}, "change"))
 
     def supersede(self, old: str, new: State | Mapping[str, Any]) -> Report:
         """Replace ``old`` by ``new`` (a fact unless ``new`` says otherwise)."""
-        st = _validated(State, new, "state")
-        replace = _validated(Supersession, {"id": old, "with": st}, "supersede")
+        st = validated(State, new, "state")
+        replace = validated(Supersession, {"id": old, "with": st}, "supersede")
         return self.revise(Change(supersede=(replace,)))
 
     def confirm(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -16,6 +17,7 @@ import clingo
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
@@ -50,6 +52,7 @@ __all__ = [
     "EdgeCheck",
     "EdgeOutcome",
     "Entry",
+    "Ids",
     "Justification",
     "JustificationRef",
     "LostSupport",
@@ -189,6 +192,14 @@ StateId = Annotated[
 """A state's identifier: a non-empty string without control characters, kept in NFC (see
 :func:`normalise_id`; it reaches clingo only as a string symbol). Strict: a number, a
 boolean, None or bytes is refused, not converted (:func:`id_list`)."""
+
+
+Ids = Annotated[
+    tuple[str, ...],
+    BeforeValidator(id_list, json_schema_input_type=StateId | list[StateId]),
+]
+"""Ids given as one id or a list of them (:func:`id_list`): kept normalised, without repeats,
+sorted."""
 
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, defer_build=True)
@@ -381,6 +392,17 @@ class Review(BaseModel):
     here from the clock would make the change, and so its report, differ on replay)."""
 
 
+def _listed(value: Any) -> Any:
+    """One entry given without the list, as a list of it."""
+    return [value] if isinstance(value, (Mapping, BaseModel)) else value
+
+
+def _one_or_many(field: str, item: Any) -> Any:
+    """The validator of a change's list that takes one entry without the list, too; the JSON
+    schema clients read names both forms."""
+    return field_validator(field, mode="before", json_schema_input_type=item | list[item])(_listed)
+
+
 class Change(BaseModel):
     """Everything one revision applies, atomically.
 
@@ -402,7 +424,16 @@ class Change(BaseModel):
     ``retract``. Left out of the JSON when empty, so changes without reviews serialise (and
     hash) as they did before reviews existed."""
 
-    _norm_retract = field_validator("retract", mode="before")(id_list)
+    # Each list takes one entry without the list, too (``retract: "x1"``, ``supersede: {id,
+    # with}``), as docs/reference/shapes.md says every surface does; the schemas say so.
+    _one_retract = field_validator(
+        "retract", mode="before", json_schema_input_type=StateId | list[StateId]
+    )(id_list)
+    _one_assert = _one_or_many("assert_", State)
+    _one_supersede = _one_or_many("supersede", Supersession)
+    _one_added = _one_or_many("add_justifications", Justification)
+    _one_removed = _one_or_many("remove_justifications", Justification)
+    _one_review = _one_or_many("reviews", Review)
 
     @model_validator(mode="after")
     def _reviews_are_applied(self) -> Change:
@@ -432,11 +463,6 @@ class Change(BaseModel):
         if not self.reviews and isinstance(data, dict):
             data.pop("reviews", None)
         return data
-
-    @field_validator("supersede", mode="before")
-    @classmethod
-    def _one_or_many(cls, v: Any) -> Any:
-        return [v] if isinstance(v, (dict, Supersession)) else v
 
     def is_empty(self) -> bool:
         """True when the change does nothing at all (a person's decision alone is something:

@@ -17,7 +17,17 @@ ROOT = Path(__file__).resolve().parent.parent / "stategraph"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     (
         "base",
-        ("errors", "escaping", "values", "nodes", "model", "resources", "urls", "loaders"),
+        (
+            "errors",
+            "escaping",
+            "values",
+            "nodes",
+            "model",
+            "shapes",
+            "resources",
+            "urls",
+            "loaders",
+        ),
     ),
     ("engine", ("engine",)),
     ("grounding", ("grounding",)),

@@ -177,11 +177,42 @@ def render_report(report: Report) -> str:
         lines.append(
             f"  {e.id:<10} {e.kind:<7} {e.verdict.value:<19} depth {e.depth}  {'; '.join(extra)}"
         )
+    lines.append(_summary(report))
     return "\n".join(line.translate(LINE_ESCAPES) for line in lines)
 
 
-def _emit(report: Report, as_json: bool) -> None:
-    print(report.to_json() if as_json else render_report(report))
+def _many(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _summary(report: Report) -> str:
+    """What the revision did, in counts: what went, what still holds or holds again, and what
+    a person must settle."""
+    return (
+        f"summary: {_many(len(report.invalidated), 'no longer holds', 'no longer hold')}, "
+        f"{_many(len(report.kept), 'still holds', 'still hold')}, "
+        f"{_many(len(report.restored), 'holds again', 'hold again')}, "
+        f"{_many(len(report.needs_confirmation), 'needs confirmation', 'need confirmation')}"
+    )
+
+
+def waiting_line(n: int, store: str) -> str:
+    """``n`` memories wait for a person (the number ``stategraph review`` lists), and how to
+    see them."""
+    if not n:
+        return "nothing waits for review"
+    return f"{_many(n, 'waits', 'wait')} for review: stategraph review {redact(store, store)}"
+
+
+def _emit(report: Report, as_json: bool, mem: Memory | None = None, store: str = "") -> None:
+    """A revision's report: JSON, or the text of :func:`render_report` and, given the memory
+    it was made in, how many memories wait for review now."""
+    if as_json:
+        print(report.to_json())
+        return
+    print(render_report(report))
+    if mem is not None:
+        print(waiting_line(len(mem.pending_review()), store))
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -324,7 +355,7 @@ def _cmd_add(args: argparse.Namespace) -> int:
             unless=args.unless or (),
             context=args.context or (),
         )
-        _emit(report, args.json)
+        _emit(report, args.json, mem, args.store)
     return 0
 
 
@@ -342,7 +373,7 @@ def _cmd_revise(args: argparse.Namespace) -> int:
         raise InvalidInputError("change", [("", f"nothing to change: {hint}")])
     valid = _validated(Change, change, "change")  # before the store opens: a bad one makes none
     with _open(args, create=True) as mem:
-        _emit(mem.revise(valid), args.json)
+        _emit(mem.revise(valid), args.json, mem, args.store)
     return 0
 
 
@@ -351,7 +382,7 @@ def _cmd_retract(args: argparse.Namespace) -> int:
 
     valid = _validated(Change, {"retract": args.ids}, "change")
     with _open(args) as mem:  # only states stored can go: a missing store is an error
-        _emit(mem.revise(valid), args.json)
+        _emit(mem.revise(valid), args.json, mem, args.store)
     return 0
 
 
@@ -361,22 +392,18 @@ def _cmd_supersede(args: argparse.Namespace) -> int:
     fields: dict[str, Any] = {"id": args.id, "kind": args.kind, "text": args.text}
     if args.session:
         fields["session"] = args.session
-    new = _validated(State, fields, "state")
+    new = _validated(State, fields, "memory")
     with _open(args) as mem:
-        _emit(mem.supersede(args.old, new), args.json)
+        _emit(mem.supersede(args.old, new), args.json, mem, args.store)
     return 0
 
 
 def _validated(model: type[M], obj: Any, what: str, where: str = "") -> M:
-    """``obj`` as a ``model``, or :class:`InvalidInputError` naming each field at fault."""
-    from pydantic import ValidationError
+    """``obj`` as a ``model``, refused as every surface refuses it
+    (:func:`stategraph.shapes.validated`; imported here, not at start-up)."""
+    from stategraph.shapes import validated
 
-    try:
-        return model.model_validate(obj)
-    except ValidationError as exc:
-        at = [where] if where else []
-        errors = [(".".join([*at, *(str(p) for p in e["loc"])]), e["msg"]) for e in exc.errors()]
-        raise InvalidInputError(what, errors) from None
+    return validated(model, obj, what, where)
 
 
 def _import_lines(path: Path, model: type[M]) -> Iterator[M]:
@@ -405,14 +432,17 @@ def _cmd_import(args: argparse.Namespace) -> int:
         return _import_memories(args, path)
     with _open(args, create=True) as mem:
         summary = mem.bulk_load(_import_lines(path, State), _import_lines(path, Justification))
+        review = len(mem.pending_review())
     if args.json:
         print(json.dumps(summary, sort_keys=True))
     else:
+        went = summary["states"] - summary["holding"] - summary["undefined"]
         print(
             f"imported {summary['states']} states and {summary['justifications']} "
-            f"justifications: {summary['holding']} hold, {summary['undefined']} undefined "
-            f"(sha256 {summary['sha256'][:12]})"
+            f"justifications: {summary['holding']} hold, {went} do not, {summary['undefined']} "
+            f"undefined (sha256 {summary['sha256'][:12]})"
         )
+        print(waiting_line(review, args.store))
     return 0
 
 
@@ -432,8 +462,9 @@ def _import_memories(args: argparse.Namespace, path: Path) -> int:
     else:
         print(
             f"imported {summary['imported']} memories: {summary['holding']} hold, "
-            f"{summary['undefined']} undefined"
+            f"{summary['not_holding']} do not, {summary['undefined']} undefined"
         )
+        print(waiting_line(summary["review"], args.store))
     return 0
 
 

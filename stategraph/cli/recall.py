@@ -19,7 +19,14 @@ __all__ = ["register"]
 def register(subparsers: Any) -> None:
     """Add ``recall`` to a CLI's subparsers."""
     p = subparsers.add_parser(
-        "recall", help="the memories that best match a question: what holds, what to ask first"
+        "recall",
+        help="the memories that best match a question: what holds, what to ask first",
+        description="The memories that best match QUERY, best first, each with whether it "
+        "holds, why it was found, and for one in doubt the question to ask first. The query "
+        "also looks for the other names, in English and Chinese, of the things it names "
+        "('dog' looks for 狗 too). Start-up: with the built-in grounder, an English query "
+        "takes a fraction of a second; a Chinese one loads jieba's dictionary (about half a "
+        "second more); another grounder, or --embed-model, may take seconds.",
     )
     store_arguments(
         p, busy=f"how long the first recall of an older store waits to index it (exit {EXIT_BUSY})"
@@ -53,7 +60,12 @@ def register(subparsers: Any) -> None:
         metavar="URL",
         help="the embeddings endpoint, e.g. http://127.0.0.1:8080/v1 (with --embed-model)",
     )
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="machine-readable output, with each memory's score (the full-text rank: it orders "
+        "one recall's results and means nothing across recalls)",
+    )
     p.set_defaults(func=_cmd_recall)
 
 
@@ -86,7 +98,7 @@ def _cmd_recall(args: argparse.Namespace) -> int:
         print("nothing recalled")
         return 0
     for r in found:
-        print(f"{r.id}  {r.kind}  {r.status}  {r.score:.3f}: {r.text}".translate(LINE_ESCAPES))
+        print(f"{r.id}  {r.kind}  {r.status}: {r.text}".translate(LINE_ESCAPES))
         print(f"    {r.reason}".translate(LINE_ESCAPES))
         if r.ask_first:
             print(f"    ask first: {r.ask_first}".translate(LINE_ESCAPES))

@@ -126,7 +126,7 @@ def _cmd_decide(args: argparse.Namespace) -> int:
     with _open(args) as mem:
         settle = mem.confirm if args.decision == "confirmed" else mem.reject
         report = settle(args.id, by=args.by, note=args.note, at=args.at)
-    _emit(report, args.json)
+        _emit(report, args.json, mem, args.store)
     return 0
 
 

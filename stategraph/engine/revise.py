@@ -42,6 +42,7 @@ from stategraph.engine.steady import (
     whole,
 )
 from stategraph.errors import (
+    DuplicateStateError,
     InvalidChangeError,
     SelfJustificationError,
     UnknownStateError,
@@ -217,7 +218,7 @@ def validate(graph: SupportGraph, policy: Policy, change: Change) -> None:
     ]:
         policy.of(st)
         if st.id in graph:
-            raise InvalidChangeError(field_name, f"state id {st.id!r} already exists", st.id)
+            raise DuplicateStateError(st.id, field_name)
         if st.id in new_ids:
             raise _twice(field_name, st.id, named_in[st.id], "give each new state its own id")
         new_ids[st.id] = st

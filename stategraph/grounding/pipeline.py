@@ -22,7 +22,6 @@ import logging
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import jieba
 import spacy
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -63,6 +62,9 @@ class _JiebaSegmenter:
     """
 
     def __init__(self, words: set[str]) -> None:
+        import jieba  # only a Chinese text needs it: an English one never loads it
+
+        jieba.setLogLevel(logging.WARNING)  # its import sets DEBUG: the dictionary's chatter
         self._tokenizer = jieba.Tokenizer()
         for word in sorted(words):
             self._tokenizer.add_word(word, freq=_WORD_FREQ)
@@ -165,10 +167,12 @@ def build_pipeline(lang: Lang) -> Language:
     entities = entity_patterns(lang)
     cues = _cue_patterns(lang)
     if lang == "zh":
-        logging.getLogger("jieba").setLevel(logging.WARNING)
-        nlp = spacy.blank("zh", config={"nlp": {"tokenizer": {"segmenter": "jieba"}}})
+        # Made with the char segmenter, then given ours: asked for "jieba", spaCy loads and
+        # warms jieba's global dictionary, a second load of half a second that ours replaces.
+        nlp = spacy.blank("zh")
         tokenizer: Any = nlp.tokenizer  # spacy.lang.zh.ChineseTokenizer
         tokenizer.jieba_seg = _JiebaSegmenter(_zh_words(entities, cues))
+        tokenizer.segmenter = "jieba"
     else:
         nlp = spacy.blank("en")
     entity_ruler: Any = nlp.add_pipe(

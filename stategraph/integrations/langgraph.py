@@ -52,17 +52,16 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
-
-from stategraph.errors import InvalidInputError, StategraphError
+from stategraph.errors import StategraphError
 from stategraph.integrations.filters import STATUSES, Filter, invalid, namespace_matches
 from stategraph.integrations.ids import namespace_prefix, parse_id, state_id
-from stategraph.memory import Memory, justifications_for
+from stategraph.memory import Memory, written
 from stategraph.model import Change, Justification, Origin, Report, State, Supersession, Truth
 from stategraph.nodes import is_internal
 from stategraph.recall import MAX_K, Recalled, ask_first, recall
+from stategraph.shapes import AllOf, read_because, validated
 from stategraph.store import review_queue
 from stategraph.text.scoped import ScopedProposer
 
@@ -105,18 +104,6 @@ class ThreadError(StategraphError, RuntimeError):
             "made it may use; for a graph that runs nodes in threads or with ainvoke, open the "
             "store with StategraphStore.from_url(PATH or URL), which opens a memory per thread"
         )
-
-
-M = TypeVar("M", bound=BaseModel)
-
-
-def _valid(model: type[M], data: dict[str, Any]) -> M:
-    """``data`` as a model, or :class:`InvalidInputError` naming each field that is wrong."""
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        errors = [(".".join(str(p) for p in e["loc"]) or "value", e["msg"]) for e in exc.errors()]
-        raise InvalidInputError("langgraph store", errors) from None
 
 
 class StategraphStore(BaseStore):
@@ -506,23 +493,20 @@ class StategraphStore(BaseStore):
             "created_at": now,
             "session": _session(namespace),
         }
-        st = _valid(State, state)
+        st = validated(State, state, "memory")
         kind_policy = mem.policy.of(st)
         if action_status is not None:
             if not kind_policy.action:
                 raise invalid("value.action_status", f"only an action has one, not a {kind}")
-            st = _valid(State, {**state, "status": action_status})
+            st = validated(State, {**state, "status": action_status}, "memory")
         because = _alternatives(self, mem, namespace, refs.get("because"))
         unless = _refs(self, mem, namespace, refs.get("unless", ()), "unless")
         context = _refs(self, mem, namespace, refs.get("context", ()), "context")
-        if context and kind_policy.exogenous:  # a fact's context is provenance (Memory.add)
-            st = st.model_copy(update={"metadata": {**st.metadata, "context": context}})
-            context = []
-        justs = justifications_for(sid, because, unless, context)
+        st, justs = written(mem.policy, st, because, unless, context)
         if current is not None and replaces is not None and _same(mem, current[2], st, justs):
             return  # the memory as it stands: superseding it would only unsettle its dependents
         if replaces is not None:
-            supersede = _valid(Supersession, {"id": replaces, "with": st})
+            supersede = validated(Supersession, {"id": replaces, "with": st}, "memory")
             change = Change(supersede=(supersede,), add_justifications=tuple(justs))
         else:
             change = Change(assert_=(st,), add_justifications=tuple(justs))
@@ -678,28 +662,13 @@ def _refs(
 
 def _alternatives(
     store: StategraphStore, mem: Memory, namespace: tuple[str, ...], because: Any
-) -> list[Any] | None:
-    """``because`` with keys turned into ids, in :func:`~stategraph.memory.justifications_for`'s
-    shape: one alternative, or a list of them; each a premise, a list of premises that must all
-    hold, or ``{"all": [...], "unless": [...]}``."""
-    if because is None:
-        return None
-    if isinstance(because, (str, Mapping)):  # one premise, or one {"all", "unless"}
-        because = [because]
-    if not isinstance(because, (list, tuple)):
-        raise invalid("because", "a key, or a list of alternatives")
-    out: list[Any] = []
-    for i, alt in enumerate(because):
-        where = f"because.{i}"
-        if isinstance(alt, Mapping) and "key" not in alt:
-            unknown = set(alt) - {"all", "unless"}
-            if unknown:
-                raise invalid(f"{where}.{sorted(unknown)[0]}", "only 'all' and 'unless'")
-            every = _refs(store, mem, namespace, alt.get("all", []), f"{where}.all")
-            blocks = _refs(store, mem, namespace, alt.get("unless", []), f"{where}.unless")
-            out.append({"all": every, "unless": blocks})
-        elif isinstance(alt, (list, tuple)):
-            out.append(_refs(store, mem, namespace, list(alt), where))
-        else:
-            out.append([_ref(store, mem, namespace, alt, where)])
-    return out
+) -> list[AllOf]:
+    """``because`` with keys turned into ids: read as every surface reads it
+    (:func:`~stategraph.shapes.read_because`: one alternative, or a list of them; each a
+    premise, a list of premises that must all hold, or ``{"all": [...], "unless": [...]}``),
+    each premise a key of this namespace or ``{"namespace": [...], "key": ...}``."""
+
+    def ref(value: Any, where: str) -> str:
+        return _ref(store, mem, namespace, value, where)
+
+    return list(read_because(because, ref))

@@ -49,13 +49,14 @@ from stategraph.service.runner import TenantRunner
 from stategraph.service.schemas import (
     ErrorResponse,
     HeadView,
-    NewState,
+    ReportView,
     ReviewDecision,
     StateView,
     VerifyView,
 )
 from stategraph.service.settings import MemorySettings
 from stategraph.service.tenants import TenantStores, open_tenants
+from stategraph.shapes import NewState, problems
 from stategraph.store.revlog import LogEntry
 from stategraph.urls import redact_logs
 
@@ -122,13 +123,18 @@ def _dump(value: Any, kind: Any) -> bytes:
     return TypeAdapter(kind).dump_json(value, by_alias=True)
 
 
+def _report(report: Report) -> bytes:
+    """A revision's answer: its report with the summary lists (:class:`ReportView`)."""
+    return ReportView.of(report).to_json(indent=None).encode()
+
+
 router = APIRouter(prefix="/v1", route_class=StrictJSONRoute, responses=_ERRORS)
 
 
 @router.post(
     "/states",
     status_code=201,
-    response_model=Report,
+    response_model=ReportView,
     responses=_CONFLICT,
     summary="Add a state with its basis",
 )
@@ -139,9 +145,9 @@ async def add_state(body: NewState, tenant: Tenant, runner: Runner) -> Response:
 
     def job(mem: Memory) -> bytes:
         report = mem.add(
-            body.state(), because=body.alternatives(), unless=body.unless, context=body.context
+            body.state(), because=body.because, unless=body.unless, context=body.context
         )
-        return report.to_json(indent=None).encode()
+        return _report(report)
 
     return _json(await runner.write(tenant, job), 201)
 
@@ -247,7 +253,7 @@ async def show_state(
 
 @router.post(
     "/revise",
-    response_model=Report,
+    response_model=ReportView,
     responses={**_NOT_FOUND, **_CONFLICT},
     summary="Apply a change",
 )
@@ -257,7 +263,7 @@ async def revise(change: Change, tenant: Tenant, runner: Runner) -> Response:
     (``assert``, ``supersede: {id, with}``, ...)."""
 
     def job(mem: Memory) -> bytes:
-        return mem.revise(change).to_json(indent=None).encode()
+        return _report(mem.revise(change))
 
     return _json(await runner.write(tenant, job))
 
@@ -403,7 +409,7 @@ def _settle(confirm: bool) -> Callable[[ReviewDecision, str, TenantRunner], Any]
         def job(mem: Memory) -> bytes:
             act = mem.confirm if confirm else mem.reject
             report = act(decision.id, by=decision.by, note=decision.note, at=decision.at)
-            return report.to_json(indent=None).encode()
+            return _report(report)
 
         return _json(await runner.write(tenant, job))
 
@@ -415,7 +421,7 @@ router.add_api_route(
     _settle(True),
     methods=["POST"],
     name="confirm",
-    response_model=Report,
+    response_model=ReportView,
     responses={**_NOT_FOUND, **_CONFLICT},
     summary="Confirm a state waiting for review",
     description="It holds from now on, on the reviewer's word (a ``review`` justification), "
@@ -426,7 +432,7 @@ router.add_api_route(
     _settle(False),
     methods=["POST"],
     name="reject",
-    response_model=Report,
+    response_model=ReportView,
     responses={**_NOT_FOUND, **_CONFLICT},
     summary="Reject a state waiting for review",
     description="It is retracted, and what rests on it alone goes. 409 if nothing flagged it.",
@@ -446,10 +452,21 @@ async def _library_error(request: Request, exc: Exception) -> Response:
     return JSONResponse(error_body(exc), status_code=status, headers=headers)
 
 
+_BODIES = {"add_state": "memory", "revise": "change", "confirm": "review", "reject": "review"}
+"""What each route's body is, as the library names it in a refusal (``invalid memory: ...``)."""
+
+
 async def _validation_error(request: Request, exc: Exception) -> Response:
+    """A body or parameter that does not validate: one :class:`InvalidInputError` in the
+    library's words (:func:`stategraph.shapes.problems`), a body's fields named as Python and
+    MCP name them (``because.0``, not ``body.because.0``)."""
     errors: Sequence[Any] = exc.errors() if isinstance(exc, RequestValidationError) else ()
-    pairs = [(".".join(str(p) for p in e.get("loc", ())), str(e.get("msg", ""))) for e in errors]
-    return await _library_error(request, InvalidInputError("request", pairs))
+    route = getattr(request.scope.get("route"), "name", "")
+    if errors and all(tuple(e.get("loc", ()))[:1] == ("body",) for e in errors):
+        refused = InvalidInputError(_BODIES.get(route, "request"), problems(errors, skip=1))
+    else:
+        refused = InvalidInputError("request", problems(errors))
+    return await _library_error(request, refused)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

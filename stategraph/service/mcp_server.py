@@ -22,7 +22,7 @@ on.
 
 import uuid
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -32,26 +32,28 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationError
 
 from stategraph.engine.explain import Proof, WhyNot
-from stategraph.errors import StategraphError
-from stategraph.memory import Memory, justifications_for
-from stategraph.model import Change, Justification, Report, State, Supersession, Truth
+from stategraph.errors import InvalidInputError, StategraphError
+from stategraph.memory import Memory, written
+from stategraph.model import Change, Justification, Report, State, StateId, Supersession, Truth
 from stategraph.review.confirm import PendingReview
 from stategraph.service import mcp_recall, mcp_sampling, serving
 from stategraph.service.auth import Tokens
 from stategraph.service.errors import UnauthorizedError, public_message
 from stategraph.service.mcp_stdio import MAX_MESSAGE, guarded_stdio
 from stategraph.service.runner import TenantRunner
-from stategraph.service.schemas import AllOf, NewState
 from stategraph.service.settings import MemorySettings
 from stategraph.service.tenants import TenantStores, check_tenant, open_tenants
+from stategraph.shapes import AllOf, NewState, problems, validated
 from stategraph.urls import redact_logs
 
 __all__ = ["EntryView", "Explanation", "Outcome", "Replacement", "build_server", "serve"]
 
 T = TypeVar("T")
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 INSTRUCTIONS = (
     """\
@@ -71,9 +73,9 @@ class Replacement(BaseModel):
     """Deprecated (accepted until the next release): supersede ``id`` by ``new``. Write
     ``{"id": ..., "with": {...}}``, as in a change file and ``POST /v1/revise``."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = _FROZEN
 
-    id: str = Field(min_length=1, description="the memory being replaced")
+    id: StateId = Field(description="the memory being replaced")
     new: NewState = Field(description="deprecated: the memory that replaces it; write 'with'")
 
 
@@ -134,44 +136,50 @@ class Explanation(BaseModel):
     why_not: WhyNot | None = Field(default=None, description="when it does not: what stops it")
 
 
-def _new_state(mem: Memory, new: NewState) -> tuple[State, list[Justification]]:
-    """A new state and its justifications, as ``Memory.add`` makes them (a fact's context is
-    provenance, kept in its metadata)."""
-    state = new.state()
-    context = list(new.context)
-    if context and mem.policy.is_exogenous(state):
-        meta = {**state.metadata, "context": sorted(set(context))}
-        state, context = state.model_copy(update={"metadata": meta}), []
-    justs = justifications_for(state.id, new.alternatives(), new.unless, context)
-    return state, justs
+def _earlier(mem: Memory, new: Any, where: str) -> tuple[State, list[Justification]]:
+    """A memory of a shape of earlier releases (``add``, a supersede's ``new``), as
+    ``Memory.add`` writes it."""
+    memory = validated(NewState, new, "change", where)
+    return written(mem.policy, memory.state(), memory.because, memory.unless, memory.context)
 
 
-def change_for(
-    mem: Memory,
-    retract: Sequence[str],
-    supersede: Sequence[Replacement],
-    add: Sequence[NewState],
-) -> Change:
-    """One :class:`~stategraph.model.Change` of the ``revise`` tool's deprecated shapes
-    (``add``, and ``supersede`` entries with ``new``): their memories' bases become
-    justifications."""
-    asserted, replaced, justs = [], [], []
-    for new in add:
-        state, js = _new_state(mem, new)
+def change_for(mem: Memory, arguments: dict[str, Any]) -> Change:
+    """The :class:`~stategraph.model.Change` the ``revise`` tool's arguments give, as
+    ``Memory.revise`` reads it; the shapes of earlier releases (``add``, a supersede entry
+    with ``new``) become states and justifications first.
+
+    Raises:
+        InvalidInputError: ``invalid change: FIELD: ...``, as ``Memory.revise`` says it.
+    """
+    given = {k: v for k, v in arguments.items() if v is not None}
+    asserted, justs = [], []
+    for i, new in enumerate(_listed(given.pop("add", []))):
+        state, js = _earlier(mem, new, f"add.{i}")
         asserted.append(state)
         justs.extend(js)
-    for rep in supersede:
-        state, js = _new_state(mem, rep.new)
-        replaced.append(Supersession.model_validate({"id": rep.id, "with": state}))
-        justs.extend(js)
-    return Change.model_validate(
-        {
-            "retract": list(retract),
-            "assert": asserted,
-            "supersede": replaced,
-            "add_justifications": justs,
-        }
-    )
+    entries = _listed(given.get("supersede", []))
+    if any(_earlier_entry(e) for e in entries):  # else left as given, for Change to read
+        for i, entry in enumerate(entries):
+            if _earlier_entry(entry):
+                state, js = _earlier(mem, entry["new"], f"supersede.{i}.new")
+                entries[i] = {**{k: v for k, v in entry.items() if k != "new"}, "with": state}
+                justs.extend(js)
+        given["supersede"] = entries
+    if asserted:
+        given["assert"] = [*_listed(given.get("assert", [])), *asserted]
+    if justs:
+        given["add_justifications"] = [*_listed(given.get("add_justifications", [])), *justs]
+    return validated(Change, given, "change")
+
+
+def _earlier_entry(entry: Any) -> bool:
+    """A supersede entry of an earlier release's shape: ``{"id": ..., "new": MEMORY}``."""
+    return isinstance(entry, dict) and "new" in entry and "with" not in entry
+
+
+def _listed(value: Any) -> list[Any]:
+    """One entry, or a list of them, as a list (the check of each is the change's)."""
+    return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
 class _Sessions:
@@ -207,13 +215,41 @@ def _explain(mem: Memory, state_id: str) -> Explanation:
     return Explanation(id=state_id, truth=truth, holds=False, text=wn.render(), why_not=wn)
 
 
-def _refused(exc: ValidationError) -> ToolError:
-    """A tool error that says which argument was refused and why (the SDK turns any other
-    exception into "Error executing tool" with no reason)."""
-    problems = "; ".join(
-        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()
-    )
-    return ToolError(f"InvalidInputError: {problems}")
+def _refused(what: str, exc: ValidationError) -> ToolError:
+    """A tool error that says which argument was refused and why, in the library's words
+    (:func:`stategraph.shapes.problems`), never pydantic's own text."""
+    refused = InvalidInputError(what, problems(exc.errors()))
+    return ToolError(f"{type(refused).__name__}: {refused}")
+
+
+_SHAPES = {"remember": "memory", "revise": "change"}
+"""What each tool's arguments are, as the library names it in a refusal."""
+
+
+class _Server(MCPServer[Any]):
+    """The SDK's server, but arguments are refused as every surface refuses them: an
+    argument the tool does not take (the SDK would drop it, and a misspelt ``becuase`` be
+    lost without a word), or one the SDK's own validation refuses (a required one missing),
+    is ``InvalidInputError: invalid memory: FIELD: MESSAGE`` (``memory`` for ``remember``,
+    ``change`` for ``revise``, ``arguments`` for the others), never pydantic's report."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        what = _SHAPES.get(name, "arguments")
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:
+            unknown = sorted(set(arguments) - set(tool.parameters.get("properties", {})))
+            if unknown:
+                refused = InvalidInputError(
+                    what, [(k, "Extra inputs are not permitted") for k in unknown]
+                )
+                raise ToolError(f"Error executing tool {name}: {type(refused).__name__}: {refused}")
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if not isinstance(cause, ValidationError):
+                raise
+            raise ToolError(f"Error executing tool {name}: {_refused(what, cause)}") from cause
 
 
 class _TokenVerifier:
@@ -256,7 +292,7 @@ def build_server(
                 issuer_url=url, resource_server_url=url, validate_token_resource=False
             ),
         }
-    server: MCPServer[Any] = MCPServer("stategraph", instructions=INSTRUCTIONS, **auth)
+    server: MCPServer[Any] = _Server("stategraph", instructions=INSTRUCTIONS, **auth)
 
     sessions = _Sessions()
 
@@ -280,32 +316,40 @@ def build_server(
         except StategraphError as exc:
             raise ToolError(f"{type(exc).__name__}: {public_message(exc)}") from exc
         except ValidationError as exc:
-            raise _refused(exc) from exc
+            raise _refused("arguments", exc) from exc
 
+    # The arguments of remember and revise are typed for the schema a client reads, and read
+    # by the library itself (SkipValidation): one shape, and one refusal, as on every surface.
     @server.tool()
     async def remember(
         ctx: Context,
-        id: Annotated[str, Field(min_length=1, description="a new, unique id for this memory")],
-        text: Annotated[str, Field(description="the memory in words")],
+        id: Annotated[
+            StateId, SkipValidation(), Field(description="a new, unique id for this memory")
+        ],
+        text: Annotated[str, SkipValidation(), Field(description="the memory in words")],
         kind: Annotated[
             Literal["fact", "belief", "plan", "action"],
+            SkipValidation(),
             Field(description="fact: the world or the user says so; the others are derived"),
         ] = "fact",
         because: Annotated[
-            list[str | list[str] | AllOf] | None,
+            StateId | AllOf | list[StateId | list[StateId] | AllOf] | None,
+            SkipValidation(),
             Field(
                 description="the memories it was derived from, as alternatives (as POST "
                 "/v1/states and import --memories take them): each an id, a list of ids that "
                 "must all hold, or {all: [...], unless: [...]}; ['a', 'b'] is a, or else b; "
-                "[['a', 'b']] is a and b"
+                "[['a', 'b']] is a and b; one alternative may be given without the list"
             ),
         ] = None,
         unless: Annotated[
-            list[str] | None,
+            StateId | list[StateId] | None,
+            SkipValidation(),
             Field(description="memories whose holding defeats it (may not exist yet)"),
         ] = None,
         context: Annotated[
-            list[str] | None,
+            StateId | list[StateId] | None,
+            SkipValidation(),
             Field(
                 description="memories that were in context when it was written, if its basis "
                 "is not known: candidates, checked when they change"
@@ -313,6 +357,7 @@ def build_server(
         ] = None,
         status: Annotated[
             Literal["pending", "executed"] | None,
+            SkipValidation(),
             Field(description="for an action: pending (default) or already executed"),
         ] = None,
         session: Annotated[
@@ -330,26 +375,13 @@ def build_server(
         while what it rests on (``because``) holds: name it, so that when it changes the
         memory is invalidated instead of left standing. Returns what the write changed.
         """
-        try:
-            new = NewState.model_validate(
-                {
-                    "id": id,
-                    "kind": kind,
-                    "text": text,
-                    "status": status,
-                    "because": because,
-                    "unless": unless or [],
-                    "context": context or [],
-                    "session": session or sessions.name(ctx),
-                }
-            )
-        except ValidationError as exc:
-            raise _refused(exc) from exc
+        given: dict[str, Any] = {"id": id, "kind": kind, "text": text, "status": status}
+        given |= {"because": because, "unless": unless, "context": context}
+        given["session"] = session or sessions.name(ctx)
 
         def job(mem: Memory) -> Outcome:
-            report = mem.add(
-                new.state(), because=new.alternatives(), unless=new.unless, context=new.context
-            )
+            new = validated(NewState, {k: v for k, v in given.items() if v is not None}, "memory")
+            report = mem.add(new.state(), new.because, new.unless, new.context)
             return Outcome.of(report)
 
         return await run(True, job, ctx)
@@ -358,29 +390,36 @@ def build_server(
     async def revise(
         ctx: Context,
         retract: Annotated[
-            list[str] | None, Field(description="memories that no longer hold")
+            StateId | list[StateId] | None,
+            SkipValidation(),
+            Field(description="memories that no longer hold"),
         ] = None,
         assert_: Annotated[
-            list[State] | None,
+            State | list[State] | None,
+            SkipValidation(),
             Field(validation_alias="assert", description="new memories (states) to write"),
         ] = None,
         supersede: Annotated[
-            list[Supersession | Replacement] | None,
+            Supersession | list[Supersession | Replacement] | None,
+            SkipValidation(),
             Field(
                 description="memories replaced by new ones (a changed fact): "
-                '{"id": OLD, "with": {"id": NEW, "text": ...}}'
+                '{"id": OLD, "with": {"id": NEW, "text": ...}}, or a list of them'
             ),
         ] = None,
         add_justifications: Annotated[
-            list[Justification] | None,
+            Justification | list[Justification] | None,
+            SkipValidation(),
             Field(description="justifications to add: {head, premises, unless}"),
         ] = None,
         remove_justifications: Annotated[
-            list[Justification] | None,
+            Justification | list[Justification] | None,
+            SkipValidation(),
             Field(description="justifications to remove, named by head, premises and unless"),
         ] = None,
         add: Annotated[
             list[NewState] | None,
+            SkipValidation(),
             Field(
                 description="deprecated, accepted until the next release: new memories with "
                 "their basis; write them with remember, or in assert"
@@ -391,32 +430,20 @@ def build_server(
 
         The arguments are a change exactly as a change file or ``POST /v1/revise`` takes it:
         ``retract`` ids, ``assert`` new states, ``supersede`` ``[{"id": OLD, "with":
-        STATE}]``, ``add_justifications`` and ``remove_justifications``. The answer lists the
-        memories that no longer hold because of the change (``invalidated``), those kept
-        through another support, actions to cancel (``consequences``), and memories nobody
-        can decide without a person (``needs_confirmation``).
+        STATE}]``, ``add_justifications`` and ``remove_justifications`` (each one entry, or a
+        list). The answer lists the memories that no longer hold because of the change
+        (``invalidated``), those kept through another support, actions to cancel
+        (``consequences``), and memories nobody can decide without a person
+        (``needs_confirmation``).
 
         Deprecated, accepted until the next release: ``add`` (write ``assert``, or
         ``remember`` for a memory with its basis) and a supersede entry's ``new`` (write
         ``with``).
         """
-        replaced = [r for r in supersede or () if isinstance(r, Supersession)]
-        legacy = [r for r in supersede or () if isinstance(r, Replacement)]
-
-        def job(mem: Memory) -> Outcome:
-            old = change_for(mem, [], legacy, add or [])
-            change = Change.model_validate(
-                {
-                    "retract": list(retract or ()),
-                    "assert": [*(assert_ or ()), *old.assert_],
-                    "supersede": [*replaced, *old.supersede],
-                    "add_justifications": [*(add_justifications or ()), *old.add_justifications],
-                    "remove_justifications": list(remove_justifications or ()),
-                }
-            )
-            return Outcome.of(mem.revise(change))
-
-        return await run(True, job, ctx)
+        given: dict[str, Any] = {"retract": retract, "assert": assert_, "supersede": supersede}
+        given |= {"add": add, "add_justifications": add_justifications}
+        given |= {"remove_justifications": remove_justifications}
+        return await run(True, lambda mem: Outcome.of(mem.revise(change_for(mem, given))), ctx)
 
     @server.tool()
     async def explain(

@@ -4,23 +4,20 @@ models do not already describe.
 Reports, states, proofs, log entries and changes go over the wire as the library's pydantic
 models (:mod:`stategraph.model`, :mod:`stategraph.engine.explain`,
 :mod:`stategraph.store.revlog`), so the OpenAPI schema and the MCP tools' schemas are the
-library's. What is here is the shorthand
-``Memory.add`` takes as arguments (``because``, ``unless``, ``context``), made a body, and a few
-small views.
+library's, and a memory with its basis is :class:`stategraph.shapes.NewState`. What is here
+is a few small views.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from stategraph.memory import Alternative
-from stategraph.model import ActionStatus, State, StateId, Text, Truth
+from stategraph.model import Report, State, StateId, Text, Truth, trusted
 
 __all__ = [
-    "AllOf",
     "ErrorResponse",
     "HeadView",
-    "NewState",
+    "ReportView",
     "ReviewDecision",
     "StateView",
     "VerifyView",
@@ -29,49 +26,48 @@ __all__ = [
 _BODY = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
 
-class AllOf(BaseModel):
-    """One justification given in full: every premise in ``all`` must hold, and no state in
-    ``unless``."""
+class ReportView(Report):
+    """A revision's report as the HTTP API answers it: the report, and the summary lists that
+    Python's :class:`~stategraph.model.Report` has as properties and MCP's ``revise`` answers
+    (``invalidated``, ``kept``, ``restored``, ``needs_confirmation``, ``consequences``).
 
-    model_config = _BODY
-
-    all_: tuple[StateId, ...] = Field(default=(), alias="all")
-    unless: tuple[StateId, ...] = ()
-
-
-class NewState(State):
-    """A state to add with its basis, as ``Memory.add`` takes them.
-
-    The state's own fields, and its basis: ``because`` lists *alternative* justifications,
-    each a premise id, a list of ids that must all hold, or ``{"all": [...], "unless":
-    [...]}``. ``["a", "b"]`` means "a, or else b"; ``[["a", "b"]]`` means "a and b".
-    ``unless`` applies to every alternative. ``context`` names the memories that were in
-    context when this one was written: candidate premises, checked before they count (for a
-    fact, provenance only).
+    Only answers carry them: the revision log keeps the report itself, whose bytes are hashed.
     """
 
-    because: list[StateId | list[StateId] | AllOf] | None = None
-    unless: list[StateId] = Field(default_factory=list)
-    context: list[StateId] = Field(default_factory=list)
+    @classmethod
+    def of(cls, report: Report) -> ReportView:
+        """The view of a report (its fields shared, not copied or validated again)."""
+        return trusted(cls, dict(report.__dict__))
 
-    def state(self) -> State:
-        """The state itself (an action is pending unless it says otherwise)."""
-        fields = {name: getattr(self, name) for name in State.model_fields}
-        if self.kind == "action" and self.status is None:
-            fields["status"] = ActionStatus.pending
-        return State.model_validate(fields)
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def invalidated(self) -> list[str]:
+        """States that lost all support: stop relying on them."""
+        return super().invalidated
 
-    def alternatives(self) -> list[Alternative] | None:
-        """``because`` as ``Memory.add`` reads it."""
-        if self.because is None:
-            return None
-        out: list[Alternative] = []
-        for alt in self.because:
-            if isinstance(alt, AllOf):
-                out.append({"all": list(alt.all_), "unless": list(alt.unless)})
-            else:
-                out.append(alt)
-        return out
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def kept(self) -> list[str]:
+        """Touched states that still hold through another support."""
+        return super().kept
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def restored(self) -> list[str]:
+        """States that did not hold before and hold now."""
+        return super().restored
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def needs_confirmation(self) -> list[str]:
+        """States neither logic nor policy could settle: a person should."""
+        return super().needs_confirmation
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def consequences(self) -> dict[str, str]:
+        """Actions to cancel (``cancel``) or to look at again (``review``)."""
+        return super().consequences
 
 
 class StateView(BaseModel):

@@ -27,7 +27,12 @@ from typing import Any
 
 from stategraph.engine.logic import IncrementalProgram
 from stategraph.engine.policy import Policy
-from stategraph.errors import InvalidChangeError, SelfJustificationError, UnknownStateError
+from stategraph.errors import (
+    DuplicateStateError,
+    InvalidChangeError,
+    SelfJustificationError,
+    UnknownStateError,
+)
 from stategraph.model import Justification, State, Truth
 from stategraph.store import past
 from stategraph.store.sqlite import SQLiteStore, canonical_json, justification_row, state_row
@@ -129,7 +134,7 @@ class _Load:
             taken = self.store.present(ids)
             if taken:
                 first = min(taken)
-                raise InvalidChangeError("bulk_load", f"state id {first!r} already exists", first)
+                raise DuplicateStateError(first, "bulk_load")
             blocked = self.store.heads_citing(ids)
             if blocked:
                 raise InvalidChangeError(

@@ -54,6 +54,8 @@ __all__ = [
     "TABLE",
     "backfill",
     "index",
+    "matched",
+    "name_tokens",
     "rebuild",
     "search",
     "search_exhaustive",
@@ -109,11 +111,11 @@ MAX_TOKEN_CHARS = 200
 and PostgreSQL refuses a lexeme over 2,046 bytes (200 characters of at most 4 bytes fit)."""
 
 
-def _words(text: str) -> list[str]:
-    return [w for w in _split(text) if len(w) <= MAX_TOKEN_CHARS]
+def _words(text: str, segment: bool = True) -> list[str]:
+    return [w for w in _split(text, segment) if len(w) <= MAX_TOKEN_CHARS]
 
 
-def _split(text: str) -> list[str]:
+def _split(text: str, segment: bool = True) -> list[str]:
     if _HAN.search(text) is None:  # most texts: every word is whole
         return _WORD.findall(text)
     out: list[str] = []
@@ -122,7 +124,7 @@ def _split(text: str) -> list[str]:
         for m in _HAN.finditer(word):
             if m.start() > pos:
                 out.append(word[pos : m.start()])
-            out.extend(_han_words(m.group()))
+            out.extend(_han_words(m.group()) if segment else [m.group()])
             pos = m.end()
         if pos < len(word):
             out.append(word[pos:])
@@ -163,6 +165,28 @@ def _bounded(toks: list[str]) -> list[str]:
         if size > MAX_TOKEN_BYTES:
             return toks[:n]
     return toks[:MAX_TOKENS]
+
+
+def name_tokens(names: Iterable[str]) -> list[str]:
+    """The tokens of names that are each one word (a lexicon's forms: 狗狗, 深圳市, "home
+    internet"): as :func:`tokens` makes them, but a run of Han characters is kept whole, not
+    segmented, so that an English query widened by Chinese names needs no jieba."""
+    return [w for name in names for w in _words(unicodedata.normalize("NFKC", name).lower(), False)]
+
+
+def matched(query: Iterable[str], text: str, atoms: Iterable[str] = ()) -> list[str]:
+    """The query's tokens that a memory has, in the order they come in it (its text's words,
+    then its atoms' arguments), found without segmenting its text, so that saying why a
+    Chinese memory was recalled loads no jieba: a token is one of its words, or a part of one
+    of its runs of Han characters (the words jieba makes of a run are parts of it)."""
+    own = _words(unicodedata.normalize("NFKC", text).lower(), False)
+    own += tokens("", atoms)
+    found: dict[str, int] = {}
+    for at, word in enumerate(own):
+        for w in dict.fromkeys(query):
+            if w not in found and (w == word or (w in word and _HAN.fullmatch(w) is not None)):
+                found[w] = at
+    return sorted(found, key=found.__getitem__)
 
 
 def _sqlite(store: Any) -> sqlite3.Connection | None:

@@ -133,8 +133,11 @@ def test_the_report_renderer_handles_a_5000_deep_cascade() -> None:
         change=Change(retract=("s0",)), changed=(), entries=entries, cone_size=HOPS, max_depth=None
     )
     lines = render_report(report).splitlines()
-    assert len(lines) == HOPS + 1
-    assert lines[-1].split() == [
+    assert len(lines) == HOPS + 2
+    assert (
+        lines[-1] == "summary: 5000 no longer hold, 0 still hold, 0 hold again, 0 need confirmation"
+    )
+    assert lines[-2].split() == [
         "s5000",
         "belief",
         "invalidated",
@@ -195,7 +198,7 @@ def test_the_report_escapes_what_it_prints() -> None:
     )
     report = Report(change=Change(), changed=(), entries=(entry,), cone_size=1, max_depth=None)
     lines = render_report(report).splitlines()
-    assert len(lines) == 2 and lines[1].startswith("  x\\n  y ")
+    assert len(lines) == 3 and lines[1].startswith("  x\\n  y ")
     note = "checked\n  <- [q] (declared): a forged justification"
     ref = JustificationRef(premises=("p",), notes={"p": note})
     item = WhyNotItem(justification=ref, value=Truth.false, first_failed="p", blocked_by=None)

@@ -193,14 +193,16 @@ _UNKNOWN = ": add the state first, or check the spelling"
         ),
         (
             {"assert": [{"id": "f"}]},
-            InvalidChangeError,
-            "invalid change (assert): state id 'f' already exists",
+            DuplicateStateError,
+            "invalid change (assert): state id 'f' already exists: pick a new id, or supersede "
+            "the old state",
             {"field": "assert", "state_id": "f"},
         ),
         (
             {"supersede": {"id": "b", "with": {"id": "f"}}},
-            InvalidChangeError,
-            "invalid change (supersede): state id 'f' already exists",
+            DuplicateStateError,
+            "invalid change (supersede): state id 'f' already exists: pick a new id, or supersede "
+            "the old state",
             {"field": "supersede", "state_id": "f"},
         ),
         (

@@ -92,7 +92,7 @@ def test_the_refusal_names_the_field_and_the_value() -> None:
     assert info.value.errors == [
         (
             "add_justifications.0.premises",
-            "Value error, an id is a string, not NoneType None: write it in quotes",
+            "an id is a string, not NoneType None: write it in quotes",
         )
     ]
     with pytest.raises(InvalidInputError) as info:
@@ -100,7 +100,8 @@ def test_the_refusal_names_the_field_and_the_value() -> None:
     assert info.value.errors == [
         (
             "because.1",
-            "an alternative is an id, a list of ids, or {'all': [...], 'unless': [...]}, not 12",
+            "an alternative is an id, a list of ids, or {'all': [...], 'unless': [...]}, not "
+            "int 12",
         )
     ]
 
@@ -176,7 +177,7 @@ def test_a_json_change_file_with_an_id_that_is_not_a_string_is_refused(
     _store_with_traps(store)
     change.write_text(json.dumps({"retract": [bad]}), encoding="utf-8")
     assert main(["revise", str(store), "--change", str(change)]) == EXIT_INPUT
-    assert "retract: Value error, an id is a string" in capsys.readouterr().err
+    assert "retract: an id is a string" in capsys.readouterr().err
     with Memory(store) as mem:
         assert len(mem.history()) == 2 * len(YAML_TRAPS) + 1
         assert all(mem.is_active(s.id) for s in mem.states())

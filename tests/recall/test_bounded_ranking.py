@@ -10,6 +10,7 @@ import pytest
 from backends import Place
 
 from stategraph import Memory
+from stategraph.recall import query_tokens
 from stategraph.text import fulltext
 
 WORDS = ["tea", "green", "user", "move", "broadband", "宽带", "搬家", "用户", "深圳", "bike"]
@@ -61,8 +62,7 @@ def test_deepening_finds_the_few_that_hold_behind_many_that_do_not(place: Place)
     mem.fact("keep1", "broadband is slow at home and the router is old and the user waits")
     mem.fact("keep2", "broadband bills arrive monthly and the user pays them by transfer")
     mem.retract("base")
-    hits = fulltext.search(
-        mem.store, ["broadband"], 2, kinds=None, doubtful=True, invalidated=False
-    )
+    toks = query_tokens(mem, "broadband")  # with "internet", "home", 宽带...: its other names
+    hits = fulltext.search(mem.store, toks, 2, kinds=None, doubtful=True, invalidated=False)
     assert sorted(i for i, _ in hits) == ["keep1", "keep2"]
     assert [r.id for r in mem.recall("broadband", k=2)] == [i for i, _ in hits]

@@ -18,7 +18,9 @@ from stategraph.embedder import OpenAIEmbedder
 from stategraph.errors import EmbeddingError, InvalidInputError
 from stategraph.store import vectors
 
-PETS, DRINKS = {"dog", "puppy", "pet", "cat"}, {"tea", "coffee"}
+PETS, DRINKS = {"dog", "puppy", "pet", "cat", "animal"}, {"tea", "coffee"}
+"""The queries ask for an "animal": a word the grounding lexicons do not know, so the lexical
+order is the words' alone ("pet" also looks for "dog", which would put the dog first)."""
 
 
 def concept_vector(text: str) -> list[float]:
@@ -60,24 +62,24 @@ def test_rerank_reorders_the_lexical_best_and_caches_each_memory_once(
 ) -> None:
     mem = seeded(place)
     server.script(meaning)
-    lexical = mem.recall("user pet", k=3)
+    lexical = mem.recall("user animal", k=3)
     assert lexical[0].id == "tea"  # "user" three times: BM25's best
     with embedder(server) as emb:
-        got = mem.recall("user pet", k=3, embedder=emb)
+        got = mem.recall("user animal", k=3, embedder=emb)
         assert got[0].id == "dog"
         assert {r.id for r in got} == {r.id for r in lexical}
         assert all("reranked by embedding similarity (scripted-embed)" in r.reason for r in got)
         assert got[0].score > got[1].score
         first = server.requests[-1].body
-        assert first["model"] == "scripted-embed" and first["input"][0] == "user pet"
+        assert first["model"] == "scripted-embed" and first["input"][0] == "user animal"
         assert sorted(first["input"][1:]) == sorted(r.text for r in lexical)
         assert first["encoding_format"] == "float"
         # asked again: only the query is embedded, the memories' vectors come from the store
-        again = mem.recall("user pet", k=3, embedder=emb)
+        again = mem.recall("user animal", k=3, embedder=emb)
         assert [r.id for r in again] == [r.id for r in got]
-        assert server.requests[-1].body["input"] == ["user pet"]
+        assert server.requests[-1].body["input"] == ["user animal"]
     with embedder(server, model="other-model") as other:  # the cache is per model
-        mem.recall("user pet", k=3, embedder=other)
+        mem.recall("user animal", k=3, embedder=other)
         assert len(server.requests[-1].body["input"]) == 4
     keys = [("dog", vectors.text_hash("the user has a dog"))]
     assert len(vectors.cached(mem.store, "scripted-embed", keys)[keys[0]]) == 3
@@ -99,9 +101,9 @@ def test_a_failing_embedder_keeps_lexical_order_and_says_so(
 ) -> None:
     mem = seeded(place)
     server.replies(reply)
-    lexical = mem.recall("user pet", k=3)
+    lexical = mem.recall("user animal", k=3)
     with embedder(server, timeout=0.5, max_retries=0) as emb:
-        got = mem.recall("user pet", k=3, embedder=emb)
+        got = mem.recall("user animal", k=3, embedder=emb)
     assert [r.id for r in got] == [r.id for r in lexical]
     assert [r.score for r in got] == [r.score for r in lexical]
     assert all("embedding rerank failed (" in r.reason and "lexical order" in r.reason for r in got)
@@ -119,7 +121,7 @@ def test_a_server_error_is_retried_then_served(place: Place, server: ChatServer)
 
     server.script(flaky)
     with embedder(server, max_retries=1) as emb:
-        got = mem.recall("user pet", k=2, embedder=emb)
+        got = mem.recall("user animal", k=2, embedder=emb)
     assert got[0].id == "dog" and calls["n"] == 2
 
 
@@ -156,7 +158,7 @@ def test_the_cli_reranks_with_embed_model_and_url(
         mem.fact("tea", "the user the user the user drinks tea every morning")
         mem.fact("dog", "the user has a dog")
     server.script(meaning)
-    argv = ["recall", str(path), "user pet", "--json", "--embed-model", "scripted-embed"]
+    argv = ["recall", str(path), "user animal", "--json", "--embed-model", "scripted-embed"]
     assert main([*argv, "--embed-url", server.base_url]) == 0
     got = json.loads(capsys.readouterr().out)
     assert [r["id"] for r in got] == ["dog", "tea"]

@@ -19,6 +19,9 @@ SEED = [
 ]
 
 
+SUMMARY = ("invalidated", "kept", "restored", "needs_confirmation", "consequences")
+
+
 def seed(client: TestClient, headers: dict[str, str]) -> None:
     for body in SEED:
         assert client.post("/v1/states", json=body, headers=headers).status_code == 201
@@ -40,6 +43,14 @@ def test_the_seed_scenario_over_http(client: TestClient, setup: Setup) -> None:
     verdicts = {e["id"]: e["verdict"] for e in report["entries"]}
     assert verdicts == {"m2": "invalidated", "m3": "invalidated"}
     assert {e["id"]: e["consequence"] for e in report["entries"]}["m3"] == "cancel"
+    # the summary lists of Python's Report and MCP's revise, beside the entries
+    assert {k: report[k] for k in SUMMARY} == {
+        "invalidated": ["m2", "m3"],
+        "kept": [],
+        "restored": [],
+        "needs_confirmation": [],
+        "consequences": {"m3": "cancel"},
+    }
     shown = client.get("/v1/states/m2", headers=h).json()
     assert (shown["truth"], shown["active"], shown["state"]["kind"]) == ("false", True, "belief")
     listed = client.get("/v1/states", headers=h).json()
@@ -138,7 +149,7 @@ def test_errors_carry_the_library_type_and_status(client: TestClient, setup: Set
         ),
         (client.post("/v1/revise", json={"retract": ["m1"]}, headers=h), 200, None),
         (client.get("/v1/why/m2", headers=h), 409, "NotHoldingError"),
-        (client.post("/v1/states", json={"id": "m4"}, headers=h), 400, "InvalidChangeError"),
+        (client.post("/v1/states", json={"id": "m4"}, headers=h), 409, "DuplicateStateError"),
         (
             client.post("/v1/states", json={"id": "x", "kind": "no way"}, headers=h),
             400,
@@ -162,7 +173,7 @@ def test_errors_carry_the_library_type_and_status(client: TestClient, setup: Set
     missing = client.get("/v1/states/nope", headers=h).json()["error"]
     assert missing["state_id"] == "nope"
     invalid = client.post("/v1/states", json={"text": "no id"}, headers=h).json()["error"]
-    assert ["body.id", "Field required"] in invalid["errors"]
+    assert ["id", "Field required"] in invalid["errors"]
 
 
 def test_bodies_are_parsed_strictly(client: TestClient, setup: Setup) -> None:

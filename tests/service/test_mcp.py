@@ -118,7 +118,7 @@ def test_errors_come_back_as_tool_errors_naming_the_type(tmp_path: Path) -> None
     over_stdio(f"sqlite:///{tmp_path}", "t", check)
     for name, fragment in [
         ("unknown", "UnknownStateError: unknown state id 'nope'"),
-        ("twice", "InvalidChangeError"),
+        ("twice", "DuplicateStateError: invalid change (assert)"),
         ("premise", "UnknownStateError"),
     ]:
         result = seen[name]
