@@ -21,8 +21,9 @@ three cities in two months, a home city, the commute beliefs, broadband to-dos a
 services that rest on them, a repeated dose, and plans to move that rest on reasons of their
 own and block the commute a home city gives (``unless``); derived memories may also carry a
 fact's atom (so that a memory's own atoms derive each other: a cycle through the rules).
-There an atom has far more carriers and blockers than any cap linking ever had, and a
-retraction restores what a plan blocked.
+There an atom has far more carriers and blockers than any cap linking ever had (a step may add
+17 to 24 carriers of one atom at once), and withdrawing a plan's reason restores what it
+blocked.
 """
 
 from __future__ import annotations
@@ -187,6 +188,15 @@ dense_step = st.one_of(
     st.tuples(st.just("plan"), st.integers(0, len(_MOVES) - 1), st.just(0)),
     st.tuples(st.just("supersede"), st.integers(0, 10_000), st.integers(0, len(DENSE_FACTS) - 1)),
     st.tuples(st.just("retract"), st.integers(0, 10_000), st.just(0)),
+    # many carriers of one atom in one change: past any cap linking ever had
+    st.tuples(st.just("burst"), st.integers(0, len(DENSE_FACTS) - 1), st.integers(17, 24)),
+    # a plan's reason withdrawn: what only that plan blocked is restored
+    st.tuples(st.just("unplan"), st.integers(0, 10_000), st.just(0)),
+    # every move called off at once (the facts and the plans' reasons): what they blocked is
+    # restored, and a home city comes back from where the user lives ("home": a lives_in fact
+    # and a commute belief that rests on it, written together)
+    st.tuples(st.just("unmove"), st.just(0), st.just(0)),
+    st.tuples(st.just("home"), st.integers(0, len(_CITIES) - 1), st.just(0)),
 )
 
 
@@ -196,30 +206,58 @@ def test_incremental_linking_equals_linking_from_scratch_on_dense_histories(
 ) -> None:
     mem = Memory(rules=list_packs(), candidates=None)
     facts: list[str] = []
+    reasons: list[str] = []
     reached: set[str] = set()
     for n, (op, pick, arg) in enumerate(steps, 1):
         sid = f"m{n:03d}"
+        report = None
         if op == "fact":
-            mem.add({"id": sid, "kind": "fact", "atoms": list(DENSE_FACTS[pick])})
+            report = mem.add({"id": sid, "kind": "fact", "atoms": list(DENSE_FACTS[pick])})
             facts.append(sid)
+        elif op == "burst":
+            many = [
+                {"id": f"{sid}_{i:02d}", "kind": "fact", "atoms": list(DENSE_FACTS[pick])}
+                for i in range(arg)
+            ]
+            report = mem.revise({"assert": many})
+            facts += [m["id"] for m in many]
         elif op == "derived":
             atoms = list(DENSE_DERIVED[pick]) + (list(DENSE_FACTS[arg]) if arg >= 0 else [])
             kind = ("belief", "plan", "action")[pick % 3]
-            mem.add({"id": sid, "kind": kind, "atoms": atoms})
+            report = mem.add({"id": sid, "kind": kind, "atoms": atoms})
             if arg >= 0 and pick < 2 * len(_CITIES):
                 reached.add("a memory whose own atoms derive each other")
         elif op == "plan":
             mem.add({"id": f"r{n:03d}", "kind": "fact"})
             facts.append(f"r{n:03d}")
-            mem.add({"id": sid, "kind": "plan", "atoms": list(_MOVES[pick])}, because=[f"r{n:03d}"])
+            reasons.append(f"r{n:03d}")
+            plan = {"id": sid, "kind": "plan", "atoms": list(_MOVES[pick])}
+            report = mem.add(plan, because=[f"r{n:03d}"])
         elif op == "supersede" and facts:
             old = facts.pop(pick % len(facts))
-            mem.supersede(old, {"id": sid, "kind": "fact", "atoms": list(DENSE_FACTS[arg])})
+            new = {"id": sid, "kind": "fact", "atoms": list(DENSE_FACTS[arg])}
+            report = mem.supersede(old, new)
             facts.append(sid)
         elif op == "retract" and facts:
-            report = mem.retract(facts.pop(pick % len(facts)))
-            if report.restored:
-                reached.add("a memory restored")
+            gone = facts.pop(pick % len(facts))
+            reasons = [r for r in reasons if r != gone]
+            report = mem.retract(gone)
+        elif op == "home":
+            city = _CITIES[pick]  # where the user lives, and a belief resting on it
+            home = {"id": sid, "kind": "fact", "atoms": [f"lives_in(user,{city})"]}
+            belief = {"id": f"c{n:03d}", "kind": "belief", "atoms": [f"commute_city(user,{city})"]}
+            report = mem.revise({"assert": [home, belief]})
+            facts.append(sid)
+        elif op == "unmove" and (moving := [f for f in facts if f in reasons or _moves(mem, f)]):
+            report = mem.revise({"retract": moving})
+            facts = [f for f in facts if f not in moving]
+            reasons = []
+        elif op == "unplan" and reasons:
+            gone = reasons.pop(pick % len(reasons))
+            facts.remove(gone)
+            report = mem.retract(gone)
+        if report is not None and report.restored:
+            reached.add("a memory restored")
         assert_links_from_scratch(mem, f"after step {n}: {op}")
         assert_links_match_grounding(mem, f"after step {n}: {op}")
         carried = mem.store.conn.execute(
@@ -232,6 +270,11 @@ def test_incremental_linking_equals_linking_from_scratch_on_dense_histories(
         if any(mem.truth(u).value == "true" for j in blocked for u in j.unless):
             reached.add("a firing blocked")
     reach.note(reached, "dense linking")
+
+
+def _moves(mem: Memory, sid: str) -> bool:
+    found = mem.state(sid)
+    return found is not None and any(a.startswith("moves(") for a in found.atoms)
 
 
 def _basis(j: Justification) -> dict[str, object]:
