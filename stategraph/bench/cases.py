@@ -59,6 +59,7 @@ KNOWN_TAGS = frozenset(
         "negative-cycle",
         "deep",
         "blind",  # text written without sight of the grounding and not yet used to develop it
+        "seen",  # written blind, then looked at while developing: reported apart, never as blind
         "trace",  # an agent's memory over sessions, then several changes (Trace)
     }
 )

@@ -162,12 +162,14 @@ class GroupScore:
 
 def group_key(case: Case) -> str:
     """The group a case is reported in: its track, its batch (``-`` for the first cases;
-    ``trace`` before it for a trace's steps), and ``blind`` for the cases nobody developed
-    against (``text/g``, ``text/g/blind``, ``text/trace-t``)."""
+    ``trace`` before it for a trace's steps), ``blind`` for the cases nobody developed
+    against and ``seen`` for those written blind and later looked at (``text/g``,
+    ``text/g/blind``, ``text/g/seen``, ``text/trace-t``)."""
     batch = case.batch or "-"
     if case.trace is not None:
         batch = f"trace-{case.batch}" if case.batch else "trace"
-    return f"{case.track}/{batch}" + ("/blind" if "blind" in case.tags else "")
+    mark = "/blind" if "blind" in case.tags else "/seen" if "seen" in case.tags else ""
+    return f"{case.track}/{batch}{mark}"
 
 
 @dataclass
