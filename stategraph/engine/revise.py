@@ -819,9 +819,12 @@ class _Grader:
 
     def _newly_lost(self, justs: Sequence[Justification]) -> bool:
         """Whether the change takes away a premise of these justifications that held (a
-        candidate only in doubt is not taken away) or makes an ``unless`` of them hold."""
+        candidate only in doubt is not taken away) or makes an ``unless`` of them hold; a
+        justification that was already false was no part of the doubt and is passed over."""
         old, new = self.graph.value, self.new_value
         for j in justs:
+            if justification_value(j, old) is FALSE:
+                continue
             candidates = j.candidates()
             for p in body(j):
                 v = new(p)

@@ -200,9 +200,12 @@ class _Sessions:
         given = "".join(c for c in (headers or {}).get("mcp-session-id", "") if c.isalnum())
         if given:
             return f"mcp:{given[:200]}"
-        found = self._names.get(session)
+        # the SDK makes a session object per request; the connection under it is one per
+        # client (a private attribute, so the request's session where there is none)
+        key = getattr(session, "_connection", None) or session
+        found = self._names.get(key)
         if found is None:
-            found = self._names[session] = f"mcp:{uuid.uuid4().hex}"
+            found = self._names[key] = f"mcp:{uuid.uuid4().hex}"
         return found
 
 

@@ -44,7 +44,7 @@ def test_the_session_s_facts_are_candidates_beside_the_evidence() -> None:
     mem.fact("lease", "The lease ends next March.", session="s2")
     mem.fact("trip", "Li Wei flies to Tokyo on 2027-04-10 for a five-day holiday.", session="s5")
     mem.action("pay", "每月5号交徐汇区的房租6500元。", session="s2")
-    assert proposed(mem, "pay") == {"rent": "lexical", "lease": "session"}
+    assert proposed(mem, "pay") == {"rent": "entity", "lease": "session"}  # 徐汇, 6500
 
 
 def test_with_no_evidence_the_facts_of_the_session_and_never_another_one() -> None:

@@ -166,6 +166,7 @@ def test_history_lists_every_revision(place: Place) -> None:
             "max_terms": 48,
             "postings": 64,
             "exogenous": ["fact"],
+            "derived": ["action", "belief", "plan"],
         },
     }
     assert all(b.prev_hash == a.hash for a, b in itertools.pairwise(history))

@@ -235,6 +235,7 @@ def test_incremental_linking_equals_linking_from_scratch_on_dense_histories(
             report = mem.add(plan, because=[f"r{n:03d}"])
         elif op == "supersede" and facts:
             old = facts.pop(pick % len(facts))
+            reasons = [r for r in reasons if r != old]
             new = {"id": sid, "kind": "fact", "atoms": list(DENSE_FACTS[arg])}
             report = mem.supersede(old, new)
             facts.append(sid)

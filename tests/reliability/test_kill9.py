@@ -63,8 +63,8 @@ def snapshot(path: Path) -> Snapshot:
             if t == "revisions":
                 continue
             h.update(t.encode())
-            for row in conn.execute(f'SELECT * FROM "{t}" ORDER BY 1, 2'):
-                h.update(repr(row).encode())
+            for row in sorted(repr(r) for r in conn.execute(f'SELECT * FROM "{t}"')):
+                h.update(row.encode())  # in one order whatever the table's columns
         (log,) = conn.execute("SELECT count(*) FROM revisions").fetchone()
     finally:
         conn.close()

@@ -48,7 +48,9 @@ def test_a_clean_reading_links_as_before() -> None:
     mem = Memory(rules="all", grounder=GROUNDER)
     mem.fact("home", "The user lives in Shanghai.")
     mem.belief("commute", "Commute time is computed for Shanghai.")
-    assert _origins(mem, "commute") == [("rule", ("home",))]
+    # through the atom nodes (stategraph.nodes): the commute city's rule node, on the home
+    assert _origins(mem, "commute") == [("rule", ("rule:commute_city(user,shanghai)",))]
+    assert mem.retract("home").invalidated == ["commute"]
 
 
 def test_the_clean_clauses_of_a_text_are_carried() -> None:

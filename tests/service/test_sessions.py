@@ -22,6 +22,7 @@ def test_the_mcp_session_is_each_memory_s_session(setup: Setup) -> None:
 
     async def check(session: ClientSession) -> None:
         await call(session, "remember", id="f1", text="The user flies to Tokyo")
+        await call(session, "remember", id="f0", text="The user packs for Tokyo")
         done = await session.call_tool(
             "remember", {"id": "f2", "text": "The user likes jazz", "session": "chat-7"}
         )
@@ -30,7 +31,9 @@ def test_the_mcp_session_is_each_memory_s_session(setup: Setup) -> None:
     over_stdio(store, "alice", check)
     with setup.tenants.memory("alice") as mem:
         first, second = mem.state("f1").session, mem.state("f2").session
+        again = mem.state("f0").session
     assert first is not None and first.startswith("mcp:")
+    assert again == first  # one connection, one session: the SDK's session is per request
     assert second == "chat-7"
 
 

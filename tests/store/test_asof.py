@@ -202,6 +202,8 @@ def test_a_postgresql_database_written_before_the_past_was_kept(database: str) -
             "atom_watches",
         ):
             conn.execute(f"DROP TABLE stategraph.{table}")
+        conn.execute("DROP INDEX stategraph.docs_by_session")  # schema 6's
+        conn.execute("ALTER TABLE stategraph.docs DROP COLUMN session")
         conn.execute("UPDATE stategraph.stategraph_schema SET version = 3")
     with Memory(database + "?tenant=t1") as mem:
         with pytest.raises(AsOfRangeError, match="migrated at revision 3"):

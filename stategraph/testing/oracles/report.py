@@ -165,13 +165,30 @@ def _lost(before: Iterable[Just], after: set[Just], old: Model, new: Model) -> t
     return tuple(out)
 
 
+def loses_more(justs: Iterable[Just], old: Model, new: Model) -> bool:
+    """Whether the change takes more of an undefined state's basis: a premise of one of its
+    justifications that was not already false held and holds no longer, or an ``unless`` of one
+    holds now. Such a state is
+    reported again (undefined before and after), so that the person who settles it hears of
+    the change (``docs/revision.md``)."""
+    for j in justs:
+        if value_of(j, old) == FALSE:
+            continue  # no part of the doubt before
+        if any(old.value(p) == TRUE and new.value(p) != TRUE for p in j.premises):
+            return True
+        if any(old.value(u) != TRUE and new.value(u) == TRUE for u in j.unless):
+            return True
+    return False
+
+
 def expected_entries(
     change: ChangeSpec, before: Mirror, after: Mirror, old: Model, new: Model
 ) -> list[Expected]:
     """``report.entries``, in the report's order (depth, then id).
 
     A state is listed when it is an active derived state the change did not act on itself,
-    and its value changed or the set of its justifications that hold did.
+    and its value changed or the set of its justifications that hold did, or it stays in doubt
+    and the change takes more of its basis (:func:`loses_more`).
     """
     depth = hop_distances(change.seeds(), after)
     cycles = negative_cycles(after, new)
@@ -183,7 +200,8 @@ def expected_entries(
         was, now = before.justifications_of(sid), set(after.justifications_of(sid))
         held = {j for j in was if value_of(j, old) == TRUE}
         hold = {j for j in now if value_of(j, new) == TRUE}
-        if old.value(sid) == new.value(sid) and held == hold:
+        doubted = new.value(sid) == UNDEFINED and loses_more(now, old, new)
+        if old.value(sid) == new.value(sid) and held == hold and not doubted:
             continue
         lost = _lost(was, now, old, new)
         node = after.nodes[sid]
