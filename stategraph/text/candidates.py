@@ -520,7 +520,7 @@ def proposer_from_config(config: dict[str, object]) -> Proposer:
         if "exogenous" in fields:
             fields["exogenous"] = frozenset(fields["exogenous"])
         # a log written before a fact-less session fell back on its derived memories
-        fields["derived"] = frozenset(fields.get("derived", ()))
+        fields["derived"] = tuple(sorted(fields.get("derived", ())))
         return EvidenceProposer(**fields)
     if name == "scoped":  # stategraph.text.scoped, which imports this module
         from stategraph.text.scoped import ScopedProposer

@@ -174,7 +174,7 @@ class EvidenceProposer:
     max_terms: int = 48
     postings: int = 64
     exogenous: frozenset[str] = frozenset({"fact"})
-    derived: frozenset[str] = frozenset({"belief", "plan", "action"})
+    derived: tuple[str, ...] = ("action", "belief", "plan")
 
     name: ClassVar[str] = "stategraph.candidates.v3"
 
