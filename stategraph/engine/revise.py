@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from stategraph.engine import doubt
+from stategraph.engine.anchors import anchor_candidates, anchored
 from stategraph.engine.bounded import frontier_outcome, tainted
 from stategraph.engine.derivation import (
     Derivable,
@@ -156,6 +157,11 @@ class Reads(Loader, Protocol):
     def add_boundary(self, graph: SupportGraph, ids: Iterable[str]) -> None:
         """Add these states to ``graph`` without their justifications (those not there yet):
         a revision cites them, and reads nothing of them but their values."""
+        ...
+
+    def justifications_for(self, heads: Iterable[str]) -> list[Justification]:
+        """The stored justifications of these heads (the witnesses of anchored nodes:
+        :mod:`stategraph.engine.anchors`)."""
         ...
 
 
@@ -458,6 +464,7 @@ def solve(
     cited = {x for j in change.add_justifications for x in (*j.premises, *j.unless)}
     walk_from, gaining = moving_seeds(reads, change)
     cone = reads.cone(walk_from, max_depth, max_cone, cited)
+    cone = _past_anchors(reads, change, cone, walk_from)
     # an atom node that held and only gains justifications, which the walk does not reach
     # along an open edge, keeps its value and its support: its new justifications are written,
     # not solved (a dense atom's node is never read whole for a new carrier)
@@ -483,6 +490,18 @@ def solve(
     if aside:
         rev = _with_aside(rev, change, [j for j in change.add_justifications if j.head in aside])
     return rev, graph
+
+
+def _past_anchors(reads: Reads, change: Change, cone: Cone, seeds: Collection[str]) -> Cone:
+    """The cone narrowed past its anchored nodes (:mod:`stategraph.engine.anchors`): an
+    atom node that keeps holding on what the change cannot move passes nothing on."""
+    candidates = anchor_candidates(cone.solve, seeds)
+    if not candidates:
+        return cone
+    justs = reads.justifications_for(candidates)
+    truth = reads.truths({*candidates, *(p for j in justs for p in j.premises)})
+    fixed = anchored(candidates, justs, truth, cone.solve, change)
+    return cone.narrowed(fixed) if fixed else cone
 
 
 def _named(change: Change) -> tuple[set[str], set[str]]:
