@@ -287,14 +287,24 @@ class EvidenceProposer:
 
     def _inherited(self, index: TermIndex, chosen: list[str], skip: set[str]) -> list[Candidate]:
         """The open candidates of the derived candidates chosen (each once, holding), but
-        those proposed for their session or turn alone: a guess is not passed on."""
-        brought: dict[str, None] = {}
+        those proposed for their session or turn alone: a guess is not passed on. At most
+        ``k`` of them: the candidates of the best candidate first, and what a candidate found
+        by evidence before what it inherited itself. Unbounded, an agent that wrote the same
+        plan every week gave its 500th copy the candidates of all 499 before it (40 a memory
+        at the median on the dense workload, asked about whenever any of them changed)."""
+        order = {sid: n for n, sid in enumerate(chosen)}
+        ranked: dict[str, tuple[int, int, int]] = {}
         for j in index.justifications_for(chosen):
-            if j.origin is Origin.recovered:
-                # what it shares, never a contemporary guessed for sharing nothing
-                found = (p for p in j.candidates() if j.proposed.get(p) not in UNRELATED_METHODS)
-                brought.update((p, None) for p in found if p not in skip)
-        ids = holding_prefix(index, list(brought), len(brought))
+            if j.origin is not Origin.recovered:
+                continue
+            for i, p in enumerate(j.candidates()):
+                how = j.proposed.get(p)
+                if how in UNRELATED_METHODS or p in skip:
+                    continue  # what it shares, never a contemporary guessed for sharing nothing
+                rank = (order.get(j.head, len(order)), how == "inherited", i)
+                if rank < ranked.get(p, (len(order) + 1, True, 0)):
+                    ranked[p] = rank
+        ids = holding_prefix(index, sorted(ranked, key=lambda p: (ranked[p], p)), self.k)
         return [Candidate(s, "inherited", 0.0) for s in ids]
 
     def blockers(self, index: TermIndex, fact: State) -> list[Candidate]:

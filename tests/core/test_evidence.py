@@ -77,6 +77,20 @@ def test_a_derived_candidate_brings_its_own_candidates() -> None:
     assert proposed(mem, "a") == {"p": "lexical", "f": "inherited"}
 
 
+def test_what_a_memory_inherits_is_bounded() -> None:
+    """An agent that writes the same plan every week: each copy is a candidate of the next,
+    and each brought all its own candidates along, 40 a memory at the median on the dense
+    workload. Now at most ``k`` are inherited, the best candidate's first."""
+    mem = Memory(candidates=EvidenceProposer(k=4, contemporaries=False))
+    for i in range(12):
+        mem.fact(f"f{i}", f"Fact about zorblax{i} quintessence")
+        mem.plan(f"p{i}", "Call grandma on Sunday evening", context=[f"f{i}"])
+    mem.plan("last", "Call grandma on Sunday evening")
+    found = proposed(mem, "last")
+    assert sum(how == "inherited" for how in found.values()) == 4
+    assert sum(how == "lexical" for how in found.values()) == 4
+
+
 def test_the_configuration_is_logged_and_read_back() -> None:
     proposer = EvidenceProposer(k=5, relative=0.25, inherit=False)
     assert proposer_from_config(proposer.config()) == proposer
