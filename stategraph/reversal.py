@@ -6,9 +6,11 @@ or leaves it an assertion to be asked about. This module finishes the revision: 
 reversal on the report (:attr:`~stategraph.model.Report.reversals`), and for an asked one it
 flags the old fact and everything that would go with it, for a person:
 
-- what would go is what the revision of retracting the old fact would invalidate or leave
-  undecided, computed by the same solver on the same store (a dry run, never written): the
-  memories resting on it with no other support, and no more;
+- what would go is what the revision of retracting the old facts would invalidate or leave
+  undecided, computed by the same solver on the same store (one dry run for all the old facts
+  a revision puts in question, never written): the memories resting on them with no other
+  support, and no more; each names the old facts its lost support cited (or all of them,
+  for one further down);
 - each is reported ``needs_confirmation`` with cause ``possibly_replaced``, its value kept
   (as for a memory a new fact may defeat: logic has no reason to drop it, and a person
   decides), the old fact with the new one as what is undecided, the others with the old fact;
@@ -62,14 +64,19 @@ def note_reversals(
     if not reversals:
         return rev
     entries = {e.id: e for e in rev.report.entries}
+    asked: list[str] = []
     for r in reversals:
         if r.outcome != "asked" or r.old in entries:
             continue
         entries[r.old] = _flag(r.old, kinds.get(r.old, "fact"), 0, (r.new,), actions)
-        dry = solve(Change(retract=(r.old,)))[0].report
+        asked.append(r.old)
+    if asked:  # one dry run for every old fact in question: a new fact may put many
+        dry = solve(Change(retract=tuple(sorted(set(asked)))))[0].report
+        olds = frozenset(asked)
         for e in dry.entries:
             if e.verdict in _GOING and e.old is TRUE and e.id not in entries:
-                entries[e.id] = _flag(e.id, e.kind, e.depth, (r.old,), actions)
+                cause = {p for lost in e.reason.lost for p in lost.failed} & olds
+                entries[e.id] = _flag(e.id, e.kind, e.depth, tuple(sorted(cause or olds)), actions)
     ordered = sorted(entries.values(), key=lambda e: (e.depth, e.id))
     noted = tuple(sorted(reversals, key=lambda r: (r.new, r.old)))
     report = rev.report.model_copy(update={"entries": tuple(ordered), "reversals": noted})

@@ -206,6 +206,9 @@ def find_matches(
     predicates = {p for v in named for p in events.get(v, ())}
     predicates |= {p for u in undoing for p in _reverses()[u.name]}
     terms = value_terms(named) | {f"p:{p}" for p in predicates}
+    # what the new fact names besides the event itself (a place, a date, a person): a loose
+    # match must share one of them; an event named alone ("搬家的事黄了") matches by predicate
+    things = {v for v in named if v not in events}
     skip = {fact.id, *changing}
     seen: dict[str, State] = {}
     for term in sorted(terms):
@@ -229,6 +232,10 @@ def find_matches(
             clean.append(Match(sid, True, tuple(sorted(_constants(hit)))))
             continue
         mine = {c for a in atoms for c in _constants(a)} | set(named_values(old.metadata))
+        if things and not things & mine:
+            continue  # "won't travel to Phuket" says nothing of a concert in Xuzhou
+        if not atoms and not (changed or undoing):
+            continue  # a denial reverses what was stated; "用户不喝酒" states no atom
         shared = (named & mine) | (predicates & {a.name for a in atoms})
         if shared:
             loose.append((len(shared), Match(sid, False, tuple(sorted(shared)))))

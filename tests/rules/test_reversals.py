@@ -208,3 +208,24 @@ def test_the_command_line_and_the_service_keep_the_policy(tmp_path: Path) -> Non
     with settings.memory(store, write=True):
         pass
     assert SQLiteStore(tmp_path / "tenant.db").get_setting("reversals") == "ask"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # the sparse workload's stream: each "won't travel to X" was asked as reversing every
+        # earlier fact about a trip or an event, 18 a new fact
+        (
+            "The user is going to a concert in Xuzhou on February 7, 2025.",
+            "The user won't travel to Phuket this year.",
+        ),
+        ("The user won't travel to Macau this year.", "The user won't travel to Phuket this year."),
+        # a denial said again, in the other language, reverses nothing
+        ("用户不喝酒", "The user doesn't drink alcohol."),
+    ],
+)
+def test_what_shares_no_thing_or_states_nothing_is_no_reversal(old: str, new: str) -> None:
+    mem = Memory(rules="all", grounder=GROUNDER, reversals="ask")
+    mem.fact("old", old)
+    report = mem.fact("new", new)
+    assert report.reversals == () and report.needs_confirmation == []
