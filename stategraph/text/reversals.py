@@ -234,8 +234,6 @@ def find_matches(
         mine = {c for a in atoms for c in _constants(a)} | set(named_values(old.metadata))
         if things and not things & mine:
             continue  # "won't travel to Phuket" says nothing of a concert in Xuzhou
-        if not atoms and not (changed or undoing):
-            continue  # a denial reverses what was stated; "用户不喝酒" states no atom
         shared = (named & mine) | (predicates & {a.name for a in atoms})
         if shared:
             loose.append((len(shared), Match(sid, False, tuple(sorted(shared)))))
