@@ -90,8 +90,28 @@ class Counts:
         }
 
 
+class _Questions:
+    """The two figures of the questions a group of cases asked: how many were needed, how
+    many not (a system's whole run, or one group of it)."""
+
+    cases: int
+    needed: int
+    unneeded: int
+
+    @property
+    def unneeded_per_change(self) -> float:
+        """Unneeded questions per change (each case is one change)."""
+        return self.unneeded / self.cases if self.cases else 0.0
+
+    @property
+    def question_precision(self) -> float:
+        """The share of flags that are needed (1.0 when nothing was flagged)."""
+        flags = self.needed + self.unneeded
+        return self.needed / flags if flags else 1.0
+
+
 @dataclass
-class GroupScore:
+class GroupScore(_Questions):
     """The figures of one group of cases (a track and batch): both failures side by side."""
 
     counts: Counts = field(default_factory=Counts)
@@ -128,17 +148,6 @@ class GroupScore:
         return self.silent / self.gold if self.gold else 0.0
 
     @property
-    def unneeded_per_change(self) -> float:
-        """Unneeded questions per change (each case is one change)."""
-        return self.unneeded / self.cases if self.cases else 0.0
-
-    @property
-    def question_precision(self) -> float:
-        """The share of flags that are needed (1.0 when nothing was flagged)."""
-        flags = self.needed + self.unneeded
-        return self.needed / flags if flags else 1.0
-
-    @property
     def judge_calls_per_change(self) -> float:
         """Questions a judge answered per change."""
         return self.judge_calls / self.cases if self.cases else 0.0
@@ -173,7 +182,7 @@ def group_key(case: Case) -> str:
 
 
 @dataclass
-class SystemScore:
+class SystemScore(_Questions):
     """Everything reported for one system over a set of cases."""
 
     overall: Counts = field(default_factory=Counts)
@@ -216,17 +225,6 @@ class SystemScore:
         """Requests sent to the judge per case, retries included (0 for systems without a
         judge)."""
         return self.cost.get("judge_calls", 0) / self.cases if self.cases else 0.0
-
-    @property
-    def unneeded_per_change(self) -> float:
-        """Unneeded questions per change (each case is one change)."""
-        return self.unneeded / self.cases if self.cases else 0.0
-
-    @property
-    def question_precision(self) -> float:
-        """The share of flags that are needed (1.0 when nothing was flagged)."""
-        flags = self.needed + self.unneeded
-        return self.needed / flags if flags else 1.0
 
     @property
     def judge_tokens_per_case(self) -> float:
