@@ -31,6 +31,7 @@ old one, and only a person can say. What is done with a match is the memory's po
 from __future__ import annotations
 
 import functools
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
@@ -209,6 +210,7 @@ def find_matches(
     # what the new fact names besides the event itself (a place, a date, a person): a loose
     # match must share one of them; an event named alone ("搬家的事黄了") matches by predicate
     things = {v for v in named if v not in events}
+    said = _said(fact.text)
     skip = {fact.id, *changing}
     seen: dict[str, State] = {}
     for term in sorted(terms):
@@ -234,6 +236,8 @@ def find_matches(
         mine = {c for a in atoms for c in _constants(a)} | set(named_values(old.metadata))
         if things and not things & mine:
             continue  # "won't travel to Phuket" says nothing of a concert in Xuzhou
+        if _said(old.text) == said:
+            continue  # the same fact said again, word for word, reverses nothing
         shared = (named & mine) | (predicates & {a.name for a in atoms})
         if shared:
             loose.append((len(shared), Match(sid, False, tuple(sorted(shared)))))
@@ -241,6 +245,11 @@ def find_matches(
         return clean
     best = max((n for n, _ in loose), default=0)
     return [m for n, m in loose if n == best]
+
+
+def _said(text: str) -> str:
+    """A text as said, whatever its case, spacing and closing punctuation."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split()).rstrip(".。!！")
 
 
 def question(new: str, old: str) -> str:

@@ -220,6 +220,8 @@ def test_the_command_line_and_the_service_keep_the_policy(tmp_path: Path) -> Non
             "The user won't travel to Phuket this year.",
         ),
         ("The user won't travel to Macau this year.", "The user won't travel to Phuket this year."),
+        # the same denial said again, word for word
+        ("The user doesn't drink alcohol.", "The user doesn't  drink alcohol"),
     ],
 )
 def test_what_shares_no_thing_the_new_fact_names_is_no_reversal(old: str, new: str) -> None:
