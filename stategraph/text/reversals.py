@@ -52,6 +52,10 @@ _EVERYONE = "user"
 _LOOKUP = 50
 """Memories read per shared term: the newest that name it (a fact undone is a recent one)."""
 
+_LOOSE = 3
+"""At most this many loose matches (facts that share the most with a new one, no reading
+confirming the reversal) are asked about, the newest first."""
+
 
 class FactReads(Protocol):
     """What finding the fact a new one reverses reads from a store."""
@@ -213,13 +217,15 @@ def find_matches(
     said = _said(fact.text)
     skip = {fact.id, *changing}
     seen: dict[str, State] = {}
+    newest: dict[str, int] = {}
     for term in sorted(terms):
-        for _, sid, _ in reads.postings(term, _LOOKUP):
+        for seq, sid, _ in reads.postings(term, _LOOKUP):
             if sid in seen or sid in skip:
                 continue
             row = reads.state(sid)
             if row is not None and row[1] and row[2] is TRUE and is_fact(row[0]):
                 seen[sid] = row[0]
+                newest.setdefault(sid, -seq)
     changed = bool(found.changes) and bool(positive)
     clean: list[Match] = []
     loose: list[tuple[int, Match]] = []
@@ -244,7 +250,10 @@ def find_matches(
     if clean:
         return clean
     best = max((n for n, _ in loose), default=0)
-    return [m for n, m in loose if n == best]
+    tied = [m for n, m in loose if n == best]
+    # the newest few: a denial said in one language after many in another met every one, and
+    # each asked reversal is a dry run of retracting it
+    return sorted(tied, key=lambda m: newest[m.old])[:_LOOSE]
 
 
 def _said(text: str) -> str:
