@@ -21,7 +21,7 @@ from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, S
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from stategraph.engine import doubt
+from stategraph.engine import doubt, held_gates
 from stategraph.engine.anchors import anchor_candidates, anchored
 from stategraph.engine.bounded import frontier_outcome, tainted
 from stategraph.engine.derivation import (
@@ -492,15 +492,20 @@ def solve(
     return rev, graph
 
 
-def _past_anchors(reads: Reads, change: Change, cone: Cone, seeds: Collection[str]) -> Cone:
+def _past_anchors(reads: Reads, change: Change, cone: Cone, walk_from: Collection[str]) -> Cone:
     """The cone narrowed past its anchored nodes (:mod:`stategraph.engine.anchors`): an
-    atom node that keeps holding on what the change cannot move passes nothing on."""
-    candidates = anchor_candidates(cone.solve, seeds)
-    if not candidates:
-        return cone
-    justs = reads.justifications_for(candidates)
-    truth = reads.truths({*candidates, *(p for j in justs for p in j.premises)})
-    fixed = anchored(candidates, justs, truth, cone.solve, change)
+    atom node that keeps holding on what the change cannot move passes nothing on; and, in a
+    wide cone walked whole, past its held gates (:mod:`stategraph.engine.held_gates`)."""
+    candidates = anchor_candidates(cone.solve, walk_from)
+    fixed: set[str] = set()
+    if candidates:
+        justs = reads.justifications_for(candidates)
+        truth = reads.truths({*candidates, *(p for j in justs for p in j.premises)})
+        fixed = anchored(candidates, justs, truth, cone.solve | cone.uncertain, change)
+    if len(cone.solve) > held_gates.WIDE and cone.limit is None:
+        return held_gates.past_held_gates(
+            cone, fixed, change, seeds(change), reads.justifications_for, reads.truths
+        )
     return cone.narrowed(fixed) if fixed else cone
 
 

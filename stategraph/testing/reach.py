@@ -29,6 +29,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "scenarios": _REVISION,
     "candidates": _REVISION,
     "linking": ("a rule link", "a rule link with unless"),
+    "held gates": ("a cone narrowed past a held gate", "a change moving nothing it reached"),
     "dense linking": (
         "an atom node with more than 16 justifications",
         "a firing blocked",

@@ -316,6 +316,12 @@ class RuleGraph(Protocol):
         """The justifications citing a node, as the change leaves them."""
         ...
 
+    def nodes_citing(self, node: str) -> set[str]:
+        """The atom and rule nodes a justification cites a node in, as the change leaves
+        them: what the rules reach from it in one step (only linking justifies a node, so
+        each such justification is a rule link)."""
+        ...
+
 
 def derives_without(graph: RuleGraph, head: str, premise: str) -> tuple[bool, bool]:
     """Whether the rules derive ``head``'s atoms at all, and whether they do without
@@ -385,10 +391,9 @@ def reached_nodes(graph: RuleGraph, state_id: str, limit: int = 10_000) -> set[s
     seen: set[str] = set()
     stack = [state_id]
     while stack and len(seen) < limit:
-        for j in graph.citing(stack.pop()):
-            if j.origin is Origin.rule and is_internal(j.head) and j.head not in seen:
-                seen.add(j.head)
-                stack.append(j.head)
+        for head in graph.nodes_citing(stack.pop()) - seen:
+            seen.add(head)
+            stack.append(head)
     return seen
 
 
@@ -531,6 +536,21 @@ class StoredGraph:
     def citing(self, node: str) -> list[Justification]:
         stored = [j for j in _citing(self.store, node) if j.key not in self._removed]
         return stored + self._added_citing.get(node, [])
+
+    def nodes_citing(self, node: str) -> set[str]:
+        heads = {h for h in self.store.heads_citing([node]) if is_internal(h)}
+        # a node whose citing justification the change removes may cite it no more: read
+        # those few heads whole (a dense node's hundreds of justifications are read only then)
+        doubtful = sorted({k[0] for k in self._removed if k[0] in heads})
+        if doubtful:
+            heads -= set(doubtful)
+            heads.update(
+                j.head
+                for j in self.store.justifications_for(doubtful)
+                if j.key not in self._removed and (node in j.premises or node in j.unless)
+            )
+        heads.update(j.head for j in self._added_citing.get(node, ()) if is_internal(j.head))
+        return heads
 
 
 class _Reads(Protocol):
