@@ -149,7 +149,7 @@ class Preparer:
         ]
         if name is None or not facts:
             return change, ()
-        from stategraph.text.reversals import find_matches
+        from stategraph.text.reversals import evidence_matches, find_matches
 
         changing = {*change.retract, *(s.id for s in change.supersede)}
         superseding: dict[str, State] = {}
@@ -159,9 +159,13 @@ class Preparer:
             ahead = self.grounded_ahead.get((st.text, year))
             if ahead is not None and not ahead.turned:
                 continue  # grounded ahead, and nothing in it turns: no need to read it here
-            matches = find_matches(
-                self.store, st, self._ground(st, name), self.policy.is_exogenous, changing
-            )
+            grounding = self._ground(st, name)
+            matches = find_matches(self.store, st, grounding, self.policy.is_exogenous, changing)
+            evidence = getattr(self.proposer, "evidence", None)
+            if not matches and evidence is not None:
+                matches = evidence_matches(
+                    self.store, st, grounding, self.policy.is_exogenous, evidence, changing
+                )
             if not matches:
                 continue
             (first, *more) = matches

@@ -45,7 +45,7 @@ from stategraph.grounding.terms import value_terms
 from stategraph.model import State
 from stategraph.values import TRUE, Truth
 
-__all__ = ["FactReads", "Match", "find_matches", "question"]
+__all__ = ["FactReads", "Match", "evidence_matches", "find_matches", "question"]
 
 _UNKNOWN = "unknown"
 _EVERYONE = "user"
@@ -254,6 +254,67 @@ def find_matches(
     # the newest few: a denial said in one language after many in another met every one, and
     # each asked reversal is a dry run of retracting it
     return sorted(tied, key=lambda m: newest[m.old])[:_LOOSE]
+
+
+class Evidence(Protocol):
+    """What a new memory shares with each stored one (:mod:`stategraph.text.evidence`)."""
+
+    shared: dict[str, dict[str, float]]
+
+    def total(self, sid: str) -> float: ...
+    def ranked(self) -> list[str]: ...
+
+
+def evidence_matches(
+    reads: FactReads,
+    fact: State,
+    found: Grounding,
+    is_fact: Callable[[State], bool],
+    evidence: Callable[[FactReads, State, set[str]], Evidence],
+    skip: Iterable[str] = (),
+) -> list[Match]:
+    """With a turn and no match through what the reading names, the holding facts that share
+    the most evidence with the new fact: its rare words and grounded arguments, weighed as
+    candidates are (:mod:`stategraph.text.evidence`), the newest first, at most a few. Loose
+    matches, asked: "Leo's internship at the lab fell through" grounds to nothing the rules
+    know, and without this the internship, and everything planned on it, held silently beside
+    it. As for any loose match, a fact that does not share a thing the new one's turn names
+    is none ("won't travel to Phuket" shares two words with "won't travel to Macau").
+
+    Args:
+        reads: the store.
+        fact: the new fact.
+        found: the grounding of its text (without a turn, nothing is matched).
+        is_fact: which memories are facts.
+        evidence: the proposer's evidence (``EvidenceProposer.evidence``).
+        skip: memories never matched (the same change retracts or supersedes them).
+    """
+    if not found.turns:
+        return []
+    state = fact.model_copy(update={"atoms": tuple(found.texts)})
+    shared = evidence(reads, state, {fact.id, *skip})
+    things = {c for s in _symbols(found.negated) for c in _constants(s)}
+    things |= {v for v in found.turned if v not in (_UNKNOWN, _EVERYONE)}
+    said = _said(fact.text)
+    best: float | None = None
+    out: list[Match] = []
+    for sid in shared.ranked():
+        total = shared.total(sid)
+        if best is not None and total < best:
+            break
+        units = shared.shared[sid]
+        if things and not any(f"a:{t}" in units or f"w:{t}" in units for t in things):
+            continue
+        row = reads.state(sid)
+        if row is None or not row[1] or row[2] is not TRUE or not is_fact(row[0]):
+            continue
+        if _said(row[0].text or "") == said:
+            continue
+        best = total
+        out.append(Match(sid, False, tuple(sorted(shared.shared[sid]))))
+        if len(out) == _LOOSE:
+            break
+    return out
 
 
 def _said(text: str) -> str:

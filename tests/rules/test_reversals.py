@@ -229,3 +229,27 @@ def test_what_shares_no_thing_the_new_fact_names_is_no_reversal(old: str, new: s
     mem.fact("old", old)
     report = mem.fact("new", new)
     assert report.reversals == () and report.needs_confirmation == []
+
+
+def _internship() -> Memory:
+    mem = Memory(rules="all", grounder=GROUNDER, reversals="ask")
+    mem.fact("intern", "Leo got a summer internship at the Fraunhofer lab in Dresden")
+    mem.plan("sublet", "Find Leo a sublet near the Fraunhofer lab", context=["intern"])
+    mem.fact("gym", "The user renewed the climbing gym membership for a year")
+    return mem
+
+
+def test_a_turn_no_rule_reads_is_matched_by_the_evidence_it_shares() -> None:
+    """No pack knows internships: the holding fact that shares the most with the new one (a
+    rare name) is asked about, and what rests on it with it; the gym is not."""
+    mem = _internship()
+    report = mem.fact("off", "Leo's Fraunhofer internship has been cancelled")
+    assert [(r.old, r.clean, r.outcome) for r in report.reversals] == [("intern", False, "asked")]
+    assert report.needs_confirmation == ["intern", "sublet"]
+    assert mem.truth("intern") is mem.truth("sublet") is mem.truth("gym")  # values kept
+
+
+def test_a_turn_sharing_no_evidence_with_any_fact_matches_nothing() -> None:
+    mem = _internship()
+    report = mem.fact("off", "The dentist visit on Friday has been cancelled")
+    assert report.reversals == () and report.needs_confirmation == []
