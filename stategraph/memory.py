@@ -549,7 +549,7 @@ class Memory:
             if found is not None:
                 kinds[r.old] = found[0].kind
         actions = frozenset(k for k, kp in self.policy.kinds.items() if kp.action)
-        return note_reversals(rev, reversals, solve, kinds, actions)
+        return note_reversals(rev, reversals, solve, kinds, actions, self.store.heads_citing)
 
     @contextmanager
     def atomic(self) -> Iterator[None]:

@@ -50,6 +50,7 @@ def note_reversals(
     solve: Callable[[Change], tuple[Revision, SupportGraph]],
     kinds: Mapping[str, str],
     actions: frozenset[str],
+    citing: Callable[[Sequence[str]], set[str]] | None = None,
 ) -> Revision:
     """The revision with its reversals reported, and what an asked one puts in question
     flagged.
@@ -60,6 +61,8 @@ def note_reversals(
         solve: the revision's solver, for the dry run of retracting an old fact.
         kinds: the kinds of the old facts (by id).
         actions: the kinds that are actions (their flag carries consequence ``review``).
+        citing: the stored heads citing some states, when the store can say: the dry run is
+            skipped when nothing cites the old facts (their retraction takes nothing else).
     """
     if not reversals:
         return rev
@@ -70,12 +73,12 @@ def note_reversals(
             continue
         entries[r.old] = _flag(r.old, kinds.get(r.old, "fact"), 0, (r.new,), actions)
         asked.append(r.old)
-    if asked:  # one dry run for every old fact in question: a new fact may put many
-        dry = solve(Change(retract=tuple(sorted(set(asked)))))[0].report
-        olds = frozenset(asked)
+    olds = sorted(set(asked))
+    if olds and (citing is None or citing(olds)):  # one dry run for them all
+        dry = solve(Change(retract=tuple(olds)))[0].report
         for e in dry.entries:
             if e.verdict in _GOING and e.old is TRUE and e.id not in entries:
-                cause = {p for lost in e.reason.lost for p in lost.failed} & olds
+                cause = {p for lost in e.reason.lost for p in lost.failed} & set(olds)
                 entries[e.id] = _flag(e.id, e.kind, e.depth, tuple(sorted(cause or olds)), actions)
     ordered = sorted(entries.values(), key=lambda e: (e.depth, e.id))
     noted = tuple(sorted(reversals, key=lambda r: (r.new, r.old)))
