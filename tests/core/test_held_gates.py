@@ -113,3 +113,19 @@ def test_a_head_citing_the_source_as_declared_is_solved() -> None:
     assert report.needs_confirmation == ["P0", "P2"]
     assert mem.truth("P1") is Truth.true
     assert_follows_recorded_program(mem)
+
+
+def test_held_gates_on_each_backend(place) -> None:  # type: ignore[no-untyped-def]
+    """The narrowing reads justifications and values through the store: the same answer
+    from a SQLite file and a PostgreSQL tenant as in memory, and what it writes replays."""
+    mem = place.memory(candidates=None)
+    mem.fact("F", "The user moves to Shenzhen in March")
+    mem.plan("P0", "Look for a flat in Shenzhen", context=["F"])
+    for i in range(1, 81):
+        mem.plan(f"P{i}", "Look for a flat in Shenzhen", context=[f"P{i - 1}"])
+    report = mem.retract("F")
+    assert report.needs_confirmation == ["P0"] and report.solved <= 3 < 80 < report.cone_size
+    assert all(mem.truth(f"P{i}") is Truth.true for i in range(1, 81))
+    assert mem.reject("P0", by="ana").needs_confirmation == ["P1"]
+    assert mem.verify_log(deep=True) > 80
+    mem.close()
