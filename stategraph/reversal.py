@@ -76,9 +76,10 @@ def note_reversals(
     olds = sorted(set(asked))
     if olds and (citing is None or citing(olds)):  # one dry run for them all
         dry = solve(Change(retract=tuple(olds)))[0].report
+        going = set(olds)
         for e in dry.entries:
             if e.verdict in _GOING and e.old is TRUE and e.id not in entries:
-                cause = {p for lost in e.reason.lost for p in lost.failed} & set(olds)
+                cause = {p for lost in e.reason.lost for p in lost.failed} & going
                 entries[e.id] = _flag(e.id, e.kind, e.depth, tuple(sorted(cause or olds)), actions)
     ordered = sorted(entries.values(), key=lambda e: (e.depth, e.id))
     noted = tuple(sorted(reversals, key=lambda r: (r.new, r.old)))

@@ -20,8 +20,8 @@ neither is its head. An edge from such a state ``x`` to a head ``h`` that cites 
 an unchecked candidate, in every justification of ``h``, is *held*: the cone is narrowed as if
 it were closed, and ``h`` is graded, not solved, as any state whose support keeps holding
 while something it cites moved. The narrowing walks the cone again from its seeds, reading
-the justifications of the states it reaches and of the heads they reach, nothing else: of a
-chain of copies, the first two.
+the justifications of the states it reaches and, for those that can only fall into doubt, of
+the heads they reach, nothing else: of a chain of copies, the first two.
 
 The rounds of :mod:`stategraph.engine.doubt` make a gate true only when its premise depends on
 no gate still in doubt, and leave the gates of a cycle of doubt undefined, so a held gate must
@@ -117,14 +117,15 @@ def past_held_gates(
     level = sorted(s for s in seen if s not in kept)
     met = False
     while level:
+        read(level)
+        sources = {src for src in level if source(src)}
         heads = {src: [h for h in cone.opened.get(src, ()) if h not in seen] for src in level}
-        read([*level, *(h for hs in heads.values() for h in hs)])
+        read(h for src in sources for h in heads[src])  # gate_only reads the heads' bodies
+        met = met or bool(sources)
         nxt: list[str] = []
         for src in level:
-            held = source(src)
-            met = met or held
             for h in heads[src]:
-                if h not in seen and not (held and gate_only(src, h)):
+                if h not in seen and not (src in sources and gate_only(src, h)):
                     seen.add(h)
                     if h not in kept:
                         nxt.append(h)
