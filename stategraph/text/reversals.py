@@ -178,6 +178,23 @@ def _replaces(new: clingo.Symbol, old: clingo.Symbol) -> bool:
     return bool(differ) and all(_value(a) and _value(b) for a, b in differ)
 
 
+def _named(
+    found: Grounding,
+    negated: list[clingo.Symbol],
+    positive: list[clingo.Symbol],
+    undoing: list[clingo.Symbol],
+) -> set[str]:
+    """The constants a new fact names about what it undoes: those of the atoms its cue
+    negated, the values of a clause that holds a turn, and for a replacement its own atoms'.
+    Those besides an event (a place, a date, a person) are what a loose match must share;
+    an event named alone ("搬家的事黄了") matches by predicate."""
+    named = {c for s in negated for c in _constants(s)}
+    named |= {v for v in found.turned if v not in (_UNKNOWN, _EVERYONE)}
+    if undoing or (found.changes and positive):  # a replacement: its atoms name the old fact
+        named |= {c for s in positive for c in _constants(s)}
+    return named
+
+
 def find_matches(
     reads: FactReads,
     fact: State,
@@ -203,17 +220,12 @@ def find_matches(
     if not found.turns and not undoing:
         return []
     negated = _symbols(found.negated)
-    named = {c for s in negated for c in _constants(s)}
-    named |= {v for v in found.turned if v not in (_UNKNOWN, _EVERYONE)}
-    if undoing or (found.changes and positive):  # a replacement: its atoms name the old fact
-        named |= {c for s in positive for c in _constants(s)}
+    named = _named(found, negated, positive, undoing)
     events = _event_predicates()
     predicates = {p for v in named for p in events.get(v, ())}
     predicates |= {p for u in undoing for p in _reverses()[u.name]}
     terms = value_terms(named) | {f"p:{p}" for p in predicates}
-    # what the new fact names besides the event itself (a place, a date, a person): a loose
-    # match must share one of them; an event named alone ("搬家的事黄了") matches by predicate
-    things = {v for v in named if v not in events}
+    things = named - events.keys()
     said = _said(fact.text)
     skip = {fact.id, *changing}
     seen: dict[str, State] = {}
@@ -293,8 +305,10 @@ def evidence_matches(
         return []
     state = fact.model_copy(update={"atoms": tuple(found.texts)})
     shared = evidence(reads, state, {fact.id, *skip})
-    things = {c for s in _symbols(found.negated) for c in _constants(s)}
-    things |= {v for v in found.turned if v not in (_UNKNOWN, _EVERYONE)}
+    positive = _symbols(found.texts)
+    undoing = [p for p in positive if p.name in _reverses()]
+    named = _named(found, _symbols(found.negated), positive, undoing)
+    things = named - _event_predicates().keys()
     said = _said(fact.text)
     best: float | None = None
     out: list[Match] = []
