@@ -149,7 +149,7 @@ class Preparer:
         ]
         if name is None or not facts:
             return change, ()
-        from stategraph.text.reversals import evidence_matches, find_matches
+        from stategraph.text.reversals import evidence_matches, find_matches, loose_together
 
         changing = {*change.retract, *(s.id for s in change.supersede)}
         superseding: dict[str, State] = {}
@@ -162,10 +162,11 @@ class Preparer:
             grounding = self._ground(st, name)
             matches = find_matches(self.store, st, grounding, self.policy.is_exogenous, changing)
             evidence = getattr(self.proposer, "evidence", None)
-            if not matches and evidence is not None:
-                matches = evidence_matches(
+            if evidence is not None and not (matches and matches[0].clean):
+                found_too = evidence_matches(
                     self.store, st, grounding, self.policy.is_exogenous, evidence, changing
                 )
+                matches = loose_together(found_too, matches)
             if not matches:
                 continue
             (first, *more) = matches

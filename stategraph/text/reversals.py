@@ -31,6 +31,7 @@ old one, and only a person can say. What is done with a match is the memory's po
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -45,12 +46,16 @@ from stategraph.grounding.terms import value_terms
 from stategraph.model import State
 from stategraph.values import TRUE, Truth
 
-__all__ = ["FactReads", "Match", "evidence_matches", "find_matches", "question"]
+__all__ = ["FactReads", "Match", "evidence_matches", "find_matches", "loose_together", "question"]
 
 _UNKNOWN = "unknown"
 _EVERYONE = "user"
 _LOOKUP = 50
 """Memories read per shared term: the newest that name it (a fact undone is a recent one)."""
+
+_NUMBER = re.compile(r"-?\d+(\.\d+)?")
+_DATE = re.compile(r"(\d{4}|-)-[\d-]*")
+"""A grounded date: ``2027-03-14``, ``--04`` (a month), ``--03-14``."""
 
 _LOOSE = 3
 """At most this many loose matches (facts that share the most with a new one, no reading
@@ -93,6 +98,25 @@ def _event_predicates() -> dict[str, tuple[str, ...]]:
 @functools.cache
 def _places() -> frozenset[str]:
     return frozenset(e.id for e in load_lexicon() if e.label == "CITY")
+
+
+@functools.cache
+def _roles() -> frozenset[str]:
+    """The people named by their role (a child, the parents, a relative: lexicon data)."""
+    return frozenset(e.id for e in load_lexicon() if e.label == "PERSON")
+
+
+def _things(named: set[str], found: Grounding) -> set[str]:
+    """What a fact must name to be the one a new fact's turn is about: the things the turn
+    names but events (matched by predicate), people named by their role ("the kids", 医生:
+    every other fact has one) and numbers, which a turn names as new values ("meets on
+    Fridays at 7 from now on", 换成一小时150); with a change cue, a date too ("moved to
+    the 14th"): the old fact has the old one."""
+    out = named - _event_predicates().keys() - _roles()
+    out = {t for t in out if not _NUMBER.fullmatch(t)}
+    if found.changes:
+        out = {t for t in out if not _DATE.fullmatch(t)}
+    return out
 
 
 @functools.cache
@@ -225,7 +249,7 @@ def find_matches(
     predicates = {p for v in named for p in events.get(v, ())}
     predicates |= {p for u in undoing for p in _reverses()[u.name]}
     terms = value_terms(named) | {f"p:{p}" for p in predicates}
-    things = named - events.keys()
+    things = _things(named, found)
     said = _said(fact.text)
     skip = {fact.id, *changing}
     seen: dict[str, State] = {}
@@ -308,7 +332,7 @@ def evidence_matches(
     positive = _symbols(found.texts)
     undoing = [p for p in positive if p.name in _reverses()]
     named = _named(found, _symbols(found.negated), positive, undoing)
-    things = named - _event_predicates().keys()
+    things = _things(named, found)
     said = _said(fact.text)
     best: float | None = None
     out: list[Match] = []
@@ -329,6 +353,17 @@ def evidence_matches(
         if len(out) == _LOOSE:
             break
     return out
+
+
+def loose_together(by_evidence: list[Match], by_name: list[Match]) -> list[Match]:
+    """The loose matches of both kinds, those found by evidence first, each fact once, at most
+    a few (more only when evidence ties). Neither kind alone is enough: "the centre gave our
+    slot away, the beginners meet at 7 from now on" shares its rare words with the class it
+    moves, while what the reading names (a Friday) is also a bystander's; what the reading
+    names finds a fact that shares a place or event with the turn and little wording."""
+    out = list(by_evidence)
+    out += [m for m in by_name if m.old not in {o.old for o in out}]
+    return out[: max(_LOOSE, len(by_evidence))]
 
 
 def _said(text: str) -> str:

@@ -255,6 +255,47 @@ def test_a_turn_sharing_no_evidence_with_any_fact_matches_nothing() -> None:
     assert report.reversals == () and report.needs_confirmation == []
 
 
+def _guitar() -> Memory:
+    mem = Memory(rules="all", grounder=GROUNDER, reversals="ask")
+    mem.fact("class", "Kofi teaches a beginners' guitar class at the Brixton community centre")
+    mem.fact("aunt", "Kofi's aunt Ama visits from Accra every December")
+    mem.fact("gig", "Kofi plays a gig at the Windmill pub on Friday at 9 pm")
+    mem.plan(
+        "strings", "Buy spare strings for the beginners before the next class", context=["class"]
+    )
+    return mem
+
+
+def test_a_new_value_the_turn_names_is_not_what_the_old_fact_must_share() -> None:
+    """A number in the clause of a turn is its new value, not a thing the old fact must share:
+    the class at the centre that moves to 7 names no 7, and is asked about (before, no fact
+    shared the 7 and nothing was)."""
+    mem = _guitar()
+    report = mem.fact(
+        "moved", "The centre gave our slot to a Zumba group, so the beginners meet at 7 from now on"
+    )
+    assert [r.old for r in report.reversals][:1] == ["class"]
+    assert "strings" in report.needs_confirmation
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Rachel is dating Ben, a chef she met in Lisbon", "Ben and I split up last weekend"),
+        ("Nora sings in the Lanterns, a folk band", "The Lanterns closed down, no more gigs"),
+        ("齐悦每月参加一次胡同读书会", "胡同读书会那个群我退了"),
+        ("马骏每月定投3000元沪深300指数基金", "沪深300基金那个我先停了"),
+    ],
+)
+def test_an_end_told_in_chat_words_is_asked_about(old: str, new: str) -> None:
+    """Endings as people tell them ("split up", "no more", 退了, 停了) are turns."""
+    mem = Memory(rules="all", grounder=GROUNDER, reversals="ask")
+    mem.fact("old", old)
+    mem.fact("other", "The user's sister lives in Leeds")
+    report = mem.fact("new", new)
+    assert [r.old for r in report.reversals] == ["old"]
+
+
 def test_no_dry_run_when_nothing_rests_on_the_old_fact() -> None:
     """The dry run of retracting an old fact takes nothing else when nothing cites it: a store
     that says so is not asked to solve it (an import of 4,000 memories made 177 of them)."""
