@@ -9,8 +9,8 @@ flags the old fact and everything that would go with it, for a person:
 - what would go is what the revision of retracting the old facts would invalidate or leave
   undecided, computed by the same solver on the same store (one dry run for all the old facts
   a revision puts in question, never written): the memories resting on them with no other
-  support, and no more; each names the old facts its lost support cited (or all of them,
-  for one further down);
+  support, and no more, those an earlier change left in doubt among them; each names the old
+  facts its lost or undecided support cited (or all of them, for one further down);
 - each is reported ``needs_confirmation`` with cause ``possibly_replaced``, its value kept
   (as for a memory a new fact may defeat: logic has no reason to drop it, and a person
   decides), the old fact with the new one as what is undecided, the others with the old fact;
@@ -34,7 +34,7 @@ from stategraph.model import (
     Reversal,
     Verdict,
 )
-from stategraph.values import TRUE
+from stategraph.values import FALSE, TRUE, Truth
 
 __all__ = ["CAUSE", "note_reversals"]
 
@@ -78,9 +78,12 @@ def note_reversals(
         dry = solve(Change(retract=tuple(olds)))[0].report
         going = set(olds)
         for e in dry.entries:
-            if e.verdict in _GOING and e.old is TRUE and e.id not in entries:
-                cause = {p for lost in e.reason.lost for p in lost.failed} & going
-                entries[e.id] = _flag(e.id, e.kind, e.depth, tuple(sorted(cause or olds)), actions)
+            if e.verdict in _GOING and e.old is not FALSE and e.id not in entries:
+                named = {p for lost in e.reason.lost for p in lost.failed}
+                cause = (named | set(e.reason.undecided)) & going
+                entries[e.id] = _flag(
+                    e.id, e.kind, e.depth, tuple(sorted(cause or olds)), actions, e.old
+                )
     ordered = sorted(entries.values(), key=lambda e: (e.depth, e.id))
     noted = tuple(sorted(reversals, key=lambda r: (r.new, r.old)))
     report = rev.report.model_copy(update={"entries": tuple(ordered), "reversals": noted})
@@ -88,13 +91,20 @@ def note_reversals(
 
 
 def _flag(
-    sid: str, kind: str, depth: int, undecided: tuple[str, ...], actions: frozenset[str]
+    sid: str,
+    kind: str,
+    depth: int,
+    undecided: tuple[str, ...],
+    actions: frozenset[str],
+    value: Truth = TRUE,
 ) -> Entry:
+    """A memory put in question, its value kept: holding, or already in doubt (a memory an
+    earlier change left in doubt is asked about again, with this cause)."""
     return Entry(
         id=sid,
         kind=kind,
-        old=TRUE,
-        new=TRUE,
+        old=value,
+        new=value,
         verdict=Verdict.needs_confirmation,
         depth=depth,
         decided_by=DecidedBy.policy,

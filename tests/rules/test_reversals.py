@@ -249,6 +249,21 @@ def test_a_turn_no_rule_reads_is_matched_by_the_evidence_it_shares() -> None:
     assert mem.truth("intern") is mem.truth("sublet") is mem.truth("gym")  # values kept
 
 
+def test_a_memory_already_in_doubt_is_asked_about_again_with_the_reversal() -> None:
+    """The sublet was put in doubt when the visa went; the internship it also rests on is then
+    told as cancelled. It is asked about again, naming the internship, its value kept: before,
+    only memories that held were, and the sublet stayed silent under the second cause."""
+    mem = _internship()
+    mem.fact("visa", "Leo's German student visa runs until September")
+    mem.plan("flat", "Find Leo a flat in Dresden for the summer", context=["intern", "visa"])
+    assert mem.retract("visa").needs_confirmation == ["flat"]
+    report = mem.fact("off", "Leo's Fraunhofer internship has been cancelled")
+    assert "flat" in report.needs_confirmation
+    (entry,) = [e for e in report.entries if e.id == "flat"]
+    assert entry.reason.undecided == ("intern",)
+    assert entry.old is entry.new is mem.truth("flat")
+
+
 def test_a_turn_sharing_no_evidence_with_any_fact_matches_nothing() -> None:
     mem = _internship()
     report = mem.fact("off", "The dentist visit on Friday has been cancelled")
