@@ -177,6 +177,12 @@ HANDED_OVER = {
     "pets-en-i07": "its silent miss led blockers to be ranked (issue 21)",
     "household-en-t01": "written for developing candidate proposal (issue 41), never blind",
     "life-mixed-t02": "written for developing candidate proposal (issue 41), never blind",
+    "trace-en-e01": "written blind for development (issue 41), and developed against",
+    "trace-en-e02": "written blind for development (issue 41), and developed against",
+    "trace-en-e03": "written blind for development (issue 41), and developed against",
+    "trace-zh-e04": "written blind for development (issue 41), and developed against",
+    "trace-zh-e05": "written blind for development (issue 41), and developed against",
+    "trace-zh-e06": "written blind for development (issue 41), and developed against",
     "trace-en-b01": "opened to read the trace format while reversals by evidence were written",
 }
 """Text cases outside the packs' domains that work was developed on, and what it was."""
