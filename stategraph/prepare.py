@@ -247,15 +247,19 @@ class Preparer:
         treated so with or without a judge: its reading may say the opposite of the text, or
         miss what it says about the old fact's subject ("the doctor doubled the metformin"
         read as a visit to the doctor), so neither carrying nor dropping what the old fact
-        supported is safe; without a judge those states go to confirmation. A replacement
-        read cleanly is left to the rules.
+        supported is safe; without a judge those states go to confirmation. So is one read as
+        nothing that neither denies nor ends anything (:meth:`_undoes`): "更正一下：青禾科技在
+        萧山，不在滨江，出差还是11月20日到21日" keeps the trip its train ticket rests on, and
+        read closed-world it took the ticket. A replacement read cleanly is left to the rules.
         """
         if not self.rules or not self.linking or self.grounder is None:
             return change
         unread = [
             s.id
             for s in change.supersede
-            if not s.with_.atoms and s.with_.text and (judged or WITHHELD in s.with_.metadata)
+            if not s.with_.atoms
+            and s.with_.text
+            and (judged or WITHHELD in s.with_.metadata or not self._undoes(s.with_))
         ]
         if not unread:
             return change
@@ -283,6 +287,15 @@ class Preparer:
         return change.model_copy(
             update={"add_justifications": change.add_justifications + tuple(added)}
         )
+
+    def _undoes(self, st: State) -> bool:
+        """True when a replacement read as nothing still says what it undoes: an atom its
+        negation suppressed ("not moving to Shenzhen after all") or a cue that calls something
+        off or ends it ("cancelled", "changed their mind", 黄了). Read closed-world, what the
+        old fact alone supported then goes, as the text says."""
+        assert self.grounder is not None
+        found = self._ground(st, self.grounder)
+        return bool(found.negated or found.ends)
 
     def propose(self, change: Change) -> Change:
         """Give each derived state asserted without a basis its candidates, or an assumption.

@@ -29,6 +29,7 @@ from stategraph.grounding.terms import argument_terms
 
 __all__ = [
     "CHANGE_CUE",
+    "ENDING_CUES",
     "HEDGE_PREDICATE",
     "POLARITY_CUES",
     "ArgSpec",
@@ -124,7 +125,7 @@ class FrameSpec(BaseModel):
     domain: str
     trigger: str
     args: tuple[ArgSpec, ...]
-    negated_by: tuple[str, ...] = ("NEG",)
+    negated_by: tuple[str, ...] = ("NEG", "STOP")
     requires: tuple[str, ...] = ()
     excludes: tuple[str, ...] = ()
     referenced_by: tuple[str, ...] = ()
@@ -367,7 +368,11 @@ CHANGE_CUE = "CHANGE"
 改到, 其实): read by no frame, only by the check for a new fact that replaces an old one
 (:mod:`stategraph.text.reversals`)."""
 
-POLARITY_CUES = frozenset({"NEG", "CANCEL", "REVERSAL"})
+POLARITY_CUES = frozenset({"NEG", "STOP", "CANCEL", "REVERSAL"})
+ENDING_CUES = frozenset({"STOP", "CANCEL", "REVERSAL"})
+"""The polarity cues that end, refuse or call something off ("stopped", "no longer",
+"cancelled", "split up", 停用, 黄了), as against a bare negation ("can't manage long walks",
+不在滨江). A frame reads ``STOP`` wherever it reads ``NEG``."""
 """Cue labels that can turn a text against what its words name: negation, cancellation, and
 reversal (``REVERSAL``: "is off", "fell through", 黄了, 算了), which no frame reads but whose
 presence, left unconsumed, means the atoms may say the opposite of the text."""
@@ -396,6 +401,8 @@ class Assembly:
         turned: the values named in a clause that holds a turn (a polarity or change cue), in
             text order: what the turn is about; where those clauses name nothing ("That's not
             happening anymore"), every value the text names.
+        ends: those of the turns that call something off or end it (:data:`ENDING_CUES`),
+            not a bare negation or a change cue.
     """
 
     atoms: list[GroundedAtom]
@@ -407,6 +414,7 @@ class Assembly:
     clauses: dict[str, tuple[int, int]] = field(default_factory=dict)
     left: list[Mention] = field(default_factory=list)
     turned: list[str] = field(default_factory=list)
+    ends: list[str] = field(default_factory=list)
 
 
 def assemble(analysis: Analysis, frames: Iterable[FrameSpec] | None = None) -> Assembly:
@@ -475,6 +483,7 @@ def assemble(analysis: Analysis, frames: Iterable[FrameSpec] | None = None) -> A
         clauses,
         left,
         list(dict.fromkeys(m.value for m in about)),
+        list(dict.fromkeys(c.text for c in turns if c.label in ENDING_CUES)),
     )
 
 

@@ -93,6 +93,7 @@ class RuleGrounder:
             tuple(made.changes),
             tuple(doubtful_atoms(analysis, made)),
             tuple(made.turned),
+            tuple(made.ends),
         )
 
 

@@ -104,6 +104,8 @@ class Grounding:
         turned: the values named in a clause that holds a turn: what a negation,
             cancellation or change is about (Tokyo and the trip in "Actually the Tokyo trip is
             cancelled"; not the district of "公司在渝北区安排了宿舍，不用自己租房").
+        ends: those of the turns that call something off or end it ("cancelled", "split
+            up", 黄了), not a bare negation ("can't manage long walks") or a change cue.
     """
 
     text: str
@@ -119,6 +121,7 @@ class Grounding:
     changes: tuple[str, ...] = field(default=())
     doubtful: tuple[str, ...] = field(default=())
     turned: tuple[str, ...] = field(default=())
+    ends: tuple[str, ...] = field(default=())
 
     @property
     def clean(self) -> bool:

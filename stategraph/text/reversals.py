@@ -56,8 +56,18 @@ _LOOKUP = 50
 _NUMBER = re.compile(r"-?\d+(\.\d+)?")
 _DATE = re.compile(r"(\d{4}|-)-[\d-]*")
 """A grounded date: ``2027-03-14``, ``--04`` (a month), ``--03-14``."""
+_DAY = re.compile(r"(\d{4}|-)-\d\d-\d\d")
+"""A grounded date to the day; a month alone ("our April weekend") names no one fact."""
 
 _LOOSE = 3
+
+_STRONG = 0.5
+"""The evidence that makes a fact a match though it shares no thing the turn names, when the
+turn calls something off (:attr:`~stategraph.grounding.result.Grounding.ends`): about one word
+only a few memories carry ("Kenji's leave got cancelled; he won't make it to Seattle" names
+Seattle, and calls off Kenji's visit, which says nothing of it). A word many memories carry,
+or a common one in a small store, weighs less ("won't travel to Phuket" shares "travel" with
+"won't travel to Macau", and ends nothing: no match)."""
 """At most this many loose matches (facts that share the most with a new one, no reading
 confirming the reversal) are asked about, the newest first."""
 
@@ -111,11 +121,11 @@ def _things(named: set[str], found: Grounding) -> set[str]:
     names but events (matched by predicate), people named by their role ("the kids", 医生:
     every other fact has one) and numbers, which a turn names as new values ("meets on
     Fridays at 7 from now on", 换成一小时150); with a change cue, a date too ("moved to
-    the 14th"): the old fact has the old one."""
+    the 14th"): the old fact has the old one; a month alone never ("our April weekend")."""
     out = named - _event_predicates().keys() - _roles()
     out = {t for t in out if not _NUMBER.fullmatch(t)}
-    if found.changes:
-        out = {t for t in out if not _DATE.fullmatch(t)}
+    dates = {t for t in out if _DATE.fullmatch(t)}
+    out -= {t for t in dates if found.changes or not _DAY.fullmatch(t)}
     return out
 
 
@@ -341,7 +351,8 @@ def evidence_matches(
         if best is not None and total < best:
             break
         units = shared.shared[sid]
-        if things and not any(f"a:{t}" in units or f"w:{t}" in units for t in things):
+        on_thing = any(f"a:{t}" in units or f"w:{t}" in units for t in things)
+        if things and not on_thing and not (found.ends and total >= _STRONG):
             continue
         row = reads.state(sid)
         if row is None or not row[1] or row[2] is not TRUE or not is_fact(row[0]):

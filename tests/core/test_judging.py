@@ -374,12 +374,40 @@ def move_memory(judge: Scripted | None = None, path: Path | None = None) -> Memo
     return mem
 
 
-def test_without_a_judge_an_unreadable_replacement_is_read_closed_world() -> None:
+def test_without_a_judge_an_unreadable_replacement_that_ends_is_read_closed_world() -> None:
     mem = move_memory()
     (linked,) = mem.justifications("m2")
-    report = mem.supersede("m1", {"id": "m1b", "text": UNREAD})
+    report = mem.supersede("m1", {"id": "m1b", "text": UNREAD})  # "changed their mind"
     assert report.invalidated == ["m2"]  # nothing derives m2 any more
     assert mem.justifications("m2") == [linked]
+
+
+def test_without_a_judge_an_unreadable_replacement_that_ends_nothing_asks_a_person() -> None:
+    """Read as nothing, and neither denying nor ending anything, a replacement may keep the
+    old fact ("the client is in Xiaoshan, the trip is still on the 20th") as well as undo it:
+    logic does not decide from a reading it does not have, and a person does."""
+    mem = move_memory()
+    (linked,) = mem.justifications("m2")
+    report = mem.supersede("m1", {"id": "m1b", "text": "The user talked it over with Wei"})
+    assert report.invalidated == [] and report.needs_confirmation == ["m2"]
+    assert mem.truth("m2") is Truth.undefined
+    (entry,) = report.entries
+    assert entry.reason.undecided == ("m1",)
+    assert linked in mem.justifications("m2")
+
+
+def test_a_correction_read_as_nothing_keeps_the_ticket_for_a_person() -> None:
+    """The correction names the client's district and keeps the trip's dates; read as nothing
+    (a bare negation, no ending), it no longer takes the train ticket the rules link to the
+    trip: the ticket waits for a person."""
+    mem = Memory(rules="all", grounder="stategraph.rule_grounder.v1")
+    mem.fact("trip", "晓雯11月20日到21日要去杭州滨江出差，拜访客户青禾科技。")
+    mem.add({"id": "ticket", "kind": "action", "status": "pending",
+             "text": "订11月20日上午从虹桥去杭州的高铁票。"})  # fmt: skip
+    assert any(j.origin is Origin.rule for j in mem.justifications("ticket"))
+    fixed = "更正一下：青禾科技在萧山，不在滨江，出差还是11月20日到21日。"
+    report = mem.supersede("trip", {"id": "trip2", "text": fixed})
+    assert report.invalidated == [] and report.needs_confirmation == ["ticket"]
 
 
 def test_an_unreadable_replacement_leaves_rule_links_to_the_judge() -> None:

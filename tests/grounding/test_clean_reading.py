@@ -86,3 +86,43 @@ def test_a_negated_atom_is_kept_as_what_the_text_says_is_not_so() -> None:
     found = ground("Actually the Tokyo trip is cancelled.")
     assert found.atoms == ()
     assert found.negated == ("trip(user,tokyo,unknown)",)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Maggie's left-eye cataract operation is on 9 October at the Eye and Ear Hospital in"
+        " East Melbourne.",
+        "Leave a copy of the Tasmania itinerary with Peter.",
+        "Kenji's leave got cancelled, he can't come to Seattle this spring.",
+    ],
+)
+def test_leaving_something_or_a_side_or_time_off_is_no_move(text: str) -> None:
+    """ "left" as a side, "leave" with a thing left or as time off work: no one leaves a place,
+    so no move is read, and no preparation of one (a cataract operation read as a move to
+    Melbourne made the itinerary copy rest on it by rule, and a correction of its date took
+    the copy)."""
+    found = ground(text)
+    assert not {a.frame for a in found.atoms} & {"moves", "preparation"}
+    assert not any(n.startswith("moves(") for n in found.negated)
+
+
+@pytest.mark.parametrize(
+    ("text", "ends"),
+    [
+        ("The user stopped taking metformin", ("stopped",)),
+        ("The user no longer goes to the climbing gym", ("no longer",)),
+        ("Ben and I split up last weekend", ("split up",)),
+        ("用户停用甲硝唑了", ("停用",)),
+        ("搬家的事黄了", ("黄了",)),
+        ("The user can't manage long walks", ()),
+        ("更正一下：青禾科技在萧山，不在滨江，出差还是11月20日到21日。", ()),
+    ],
+)
+def test_an_ending_is_told_from_a_bare_negation(text: str, ends: tuple[str, ...]) -> None:
+    found = ground(text)
+    assert found.ends == ends and found.turns
+
+
+def test_a_stop_negates_what_a_negation_does() -> None:
+    assert ground("The user stopped taking metformin").negated == ("takes(user,metformin)",)

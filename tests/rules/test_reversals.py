@@ -289,7 +289,7 @@ def test_a_new_value_the_turn_names_is_not_what_the_old_fact_must_share() -> Non
     report = mem.fact(
         "moved", "The centre gave our slot to a Zumba group, so the beginners meet at 7 from now on"
     )
-    assert [r.old for r in report.reversals][:1] == ["class"]
+    assert "class" in {r.old for r in report.reversals}
     assert "strings" in report.needs_confirmation
 
 
@@ -309,6 +309,47 @@ def test_an_end_told_in_chat_words_is_asked_about(old: str, new: str) -> None:
     mem.fact("other", "The user's sister lives in Leeds")
     report = mem.fact("new", new)
     assert [r.old for r in report.reversals] == ["old"]
+
+
+def _daniel() -> Memory:
+    """An agent's memory of a dozen facts, in Seattle, where the user lives: in a store of
+    three every word is rare, and the city is not."""
+    mem = Memory(rules="all", grounder=GROUNDER, reversals="ask")
+    mem.fact("visit", "Daniel's friend Kenji is visiting from Osaka 8 to 15 May")
+    mem.fact("ride", "Daniel signed up for the Seattle to Portland bike ride in July")
+    mem.plan("pizza", "Do a sourdough pizza night for Kenji", context=["visit"])
+    for i, text in enumerate(
+        [
+            "Daniel's beagle Pepper eats prescription kidney food",
+            "Daniel volunteers at a Seattle food bank on Saturday mornings",
+            "Daniel's sister Ruth lives in Portland with two kids",
+            "Daniel is sitting the AWS architect exam on 18 May",
+            "The landlord of the Seattle flat is redoing its bathroom in April",
+            "Daniel's mother turns seventy in June",
+            "Daniel pays 2,100 dollars a month for his flat",
+            "Daniel's car is due for its Seattle emissions test in August",
+        ]
+    ):
+        mem.fact(f"f{i}", text)
+    return mem
+
+
+def test_an_ending_matches_the_fact_it_shares_a_rare_name_with() -> None:
+    """The turn names Seattle, which Kenji's visit does not: with an ending ("cancelled"), the
+    fact that shares a rare name (Kenji) is a match though it names no Seattle."""
+    mem = _daniel()
+    report = mem.fact("off", "Kenji's leave got cancelled; he won't make it to Seattle this spring")
+    assert "visit" in {r.old for r in report.reversals}
+    assert "pizza" in report.needs_confirmation
+
+
+def test_a_bare_negation_matches_no_fact_that_names_nothing_it_names() -> None:
+    """Without an ending the turn's things still decide: "has never been to Seattle" names
+    Seattle, and Kenji's visit, which does not, is no match (the bike ride is asked about:
+    it names Seattle)."""
+    mem = _daniel()
+    report = mem.fact("new", "Kenji has never been to Seattle")
+    assert "visit" not in {r.old for r in report.reversals}
 
 
 def test_no_dry_run_when_nothing_rests_on_the_old_fact() -> None:
