@@ -61,6 +61,11 @@ _DAY = re.compile(r"(\d{4}|-)-\d\d-\d\d")
 
 _LOOSE = 3
 
+_NEAR = 0.75
+"""A fact whose evidence is within a quarter of the best match's is a match too, up to
+:data:`_LOOSE`: evidence this close cannot tell them apart ("Kenji's leave got cancelled; he
+won't make it to Seattle" shares the city with a bike ride and the name with Kenji's visit)."""
+
 _STRONG = 0.5
 """The evidence that makes a fact a match though it shares no thing the turn names, when the
 turn calls something off (:attr:`~stategraph.grounding.result.Grounding.ends`): about one word
@@ -319,13 +324,14 @@ def evidence_matches(
     evidence: Callable[[FactReads, State, set[str]], Evidence],
     skip: Iterable[str] = (),
 ) -> list[Match]:
-    """With a turn and no match through what the reading names, the holding facts that share
-    the most evidence with the new fact: its rare words and grounded arguments, weighed as
-    candidates are (:mod:`stategraph.text.evidence`), the newest first, at most a few. Loose
-    matches, asked: "Leo's internship at the lab fell through" grounds to nothing the rules
-    know, and without this the internship, and everything planned on it, held silently beside
-    it. As for any loose match, a fact that does not share a thing the new one's turn names
-    is none ("won't travel to Phuket" shares two words with "won't travel to Macau").
+    """With a turn and no clean match, the holding facts that share the most evidence with the
+    new fact: its rare words and grounded arguments, weighed as candidates are
+    (:mod:`stategraph.text.evidence`), the best and those near it (:data:`_NEAR`), at most a
+    few. Loose matches, asked: "Leo's internship at the lab fell through" grounds to nothing
+    the rules know, and without this the internship, and everything planned on it, held
+    silently beside it. As for any loose match, a fact that does not share a thing the new
+    one's turn names is none ("won't travel to Phuket" shares two words with "won't travel to
+    Macau"), unless the turn ends something and the fact shares a rare word (:data:`_STRONG`).
 
     Args:
         reads: the store.
@@ -348,7 +354,7 @@ def evidence_matches(
     out: list[Match] = []
     for sid in shared.ranked():
         total = shared.total(sid)
-        if best is not None and total < best:
+        if best is not None and total < _NEAR * best:
             break
         units = shared.shared[sid]
         on_thing = any(f"a:{t}" in units or f"w:{t}" in units for t in things)

@@ -311,9 +311,9 @@ def test_an_end_told_in_chat_words_is_asked_about(old: str, new: str) -> None:
     assert [r.old for r in report.reversals] == ["old"]
 
 
-def _daniel() -> Memory:
+def _daniel(city: str = "Seattle") -> Memory:
     """An agent's memory of a dozen facts, in Seattle, where the user lives: in a store of
-    three every word is rare, and the city is not."""
+    three every word is rare, and the city is not (unless ``city`` names another)."""
     mem = Memory(rules="all", grounder=GROUNDER, reversals="ask")
     mem.fact("visit", "Daniel's friend Kenji is visiting from Osaka 8 to 15 May")
     mem.fact("ride", "Daniel signed up for the Seattle to Portland bike ride in July")
@@ -321,13 +321,13 @@ def _daniel() -> Memory:
     for i, text in enumerate(
         [
             "Daniel's beagle Pepper eats prescription kidney food",
-            "Daniel volunteers at a Seattle food bank on Saturday mornings",
+            f"Daniel volunteers at a {city} food bank on Saturday mornings",
             "Daniel's sister Ruth lives in Portland with two kids",
             "Daniel is sitting the AWS architect exam on 18 May",
-            "The landlord of the Seattle flat is redoing its bathroom in April",
+            f"The landlord of the {city} flat is redoing its bathroom in April",
             "Daniel's mother turns seventy in June",
             "Daniel pays 2,100 dollars a month for his flat",
-            "Daniel's car is due for its Seattle emissions test in August",
+            f"Daniel's car is due for its {city} emissions test in August",
         ]
     ):
         mem.fact(f"f{i}", text)
@@ -341,6 +341,14 @@ def test_an_ending_matches_the_fact_it_shares_a_rare_name_with() -> None:
     report = mem.fact("off", "Kenji's leave got cancelled; he won't make it to Seattle this spring")
     assert "visit" in {r.old for r in report.reversals}
     assert "pizza" in report.needs_confirmation
+
+
+def test_a_fact_near_the_best_match_is_asked_about_too() -> None:
+    """Where Seattle is as rare as Kenji, the bike ride shares a little more with the new fact
+    than Kenji's visit: evidence that close cannot tell them apart, and both are asked."""
+    mem = _daniel(city="Tacoma")
+    report = mem.fact("off", "Kenji's leave got cancelled; he won't make it to Seattle this spring")
+    assert {"visit", "ride"} <= {r.old for r in report.reversals}
 
 
 def test_a_bare_negation_matches_no_fact_that_names_nothing_it_names() -> None:
