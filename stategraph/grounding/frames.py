@@ -369,13 +369,15 @@ CHANGE_CUE = "CHANGE"
 (:mod:`stategraph.text.reversals`)."""
 
 POLARITY_CUES = frozenset({"NEG", "STOP", "CANCEL", "REVERSAL"})
+"""Cue labels that can turn a text against what its words name: negation (``NEG``, and
+``STOP`` for what ends or refuses something), cancellation, and reversal (``REVERSAL``: "is
+off", "fell through", 黄了, 算了), which no frame reads but whose presence, left unconsumed,
+means the atoms may say the opposite of the text."""
+
 ENDING_CUES = frozenset({"STOP", "CANCEL", "REVERSAL"})
 """The polarity cues that end, refuse or call something off ("stopped", "no longer",
 "cancelled", "split up", 停用, 黄了), as against a bare negation ("can't manage long walks",
 不在滨江). A frame reads ``STOP`` wherever it reads ``NEG``."""
-"""Cue labels that can turn a text against what its words name: negation, cancellation, and
-reversal (``REVERSAL``: "is off", "fell through", 黄了, 算了), which no frame reads but whose
-presence, left unconsumed, means the atoms may say the opposite of the text."""
 
 
 @dataclass(frozen=True, slots=True)

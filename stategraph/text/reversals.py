@@ -60,6 +60,8 @@ _DAY = re.compile(r"(\d{4}|-)-\d\d-\d\d")
 """A grounded date to the day; a month alone ("our April weekend") names no one fact."""
 
 _LOOSE = 3
+"""At most this many loose matches (facts that share the most with a new one, no reading
+confirming the reversal) are asked about, the newest first."""
 
 _NEAR = 0.75
 """A fact whose evidence is within a quarter of the best match's is a match too, up to
@@ -73,8 +75,6 @@ only a few memories carry ("Kenji's leave got cancelled; he won't make it to Sea
 Seattle, and calls off Kenji's visit, which says nothing of it). A word many memories carry,
 or a common one in a small store, weighs less ("won't travel to Phuket" shares "travel" with
 "won't travel to Macau", and ends nothing: no match)."""
-"""At most this many loose matches (facts that share the most with a new one, no reading
-confirming the reversal) are asked about, the newest first."""
 
 
 class FactReads(Protocol):
@@ -123,7 +123,7 @@ def _roles() -> frozenset[str]:
 
 def _things(named: set[str], found: Grounding) -> set[str]:
     """What a fact must name to be the one a new fact's turn is about: the things the turn
-    names but events (matched by predicate), people named by their role ("the kids", 医生:
+    names but events (matched by predicate), people named by their role ("the kids", 父母:
     every other fact has one) and numbers, which a turn names as new values ("meets on
     Fridays at 7 from now on", 换成一小时150); with a change cue, a date too ("moved to
     the 14th"): the old fact has the old one; a month alone never ("our April weekend")."""
@@ -374,13 +374,13 @@ def evidence_matches(
 
 def loose_together(by_evidence: list[Match], by_name: list[Match]) -> list[Match]:
     """The loose matches of both kinds, those found by evidence first, each fact once, at most
-    a few (more only when evidence ties). Neither kind alone is enough: "the centre gave our
-    slot away, the beginners meet at 7 from now on" shares its rare words with the class it
-    moves, while what the reading names (a Friday) is also a bystander's; what the reading
-    names finds a fact that shares a place or event with the turn and little wording."""
+    :data:`_LOOSE`. Neither kind alone is enough: "the centre gave our slot away, the
+    beginners meet at 7 from now on" shares its rare words with the class it moves and names
+    nothing of it; what a reading names finds a fact that shares a place or an event with the
+    turn and little wording."""
     out = list(by_evidence)
     out += [m for m in by_name if m.old not in {o.old for o in out}]
-    return out[: max(_LOOSE, len(by_evidence))]
+    return out[:_LOOSE]
 
 
 def _said(text: str) -> str:
