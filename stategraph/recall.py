@@ -160,7 +160,9 @@ def query_tokens(mem: Memory, query: str) -> list[str]:
 
     With the built-in grounder, what the query names is read from its lexicons and value
     patterns alone (:func:`stategraph.grounding.named.named`), without building the spaCy
-    pipeline or loading jieba for an English query: recall starts in a fraction of a second.
+    pipeline, and a Chinese query's words are looked for as every short part of its runs
+    (:func:`stategraph.text.fulltext.query_words`), without loading jieba: recall starts in a
+    fraction of a second in either language.
     Another grounder grounds the query, and its atoms' arguments count as named."""
     from stategraph.grounding import DEFAULT_GROUNDER, get_grounder
     from stategraph.grounding.grounder import is_builtin
@@ -178,7 +180,7 @@ def query_tokens(mem: Memory, query: str) -> list[str]:
             constants = (*(t[2:] for t in sorted(argument_terms(atoms))), *grounding.unread_values)
         except StategraphError:  # a query the grounder cannot read is still searched by words
             pass
-    toks = fulltext.tokens(query) + fulltext.tokens(" ".join((*constants, *values)))
+    toks = fulltext.query_words(query) + fulltext.query_words(" ".join((*constants, *values)))
     other = [f for c in dict.fromkeys(constants) if c not in _NOT_WIDENED for f in forms(c)]
     return toks + fulltext.name_tokens(other)
 

@@ -24,9 +24,10 @@ def register(subparsers: Any) -> None:
         description="The memories that best match QUERY, best first, each with whether it "
         "holds, why it was found, and for one in doubt the question to ask first. The query "
         "also looks for the other names, in English and Chinese, of the things it names "
-        "('dog' looks for 狗 too). Start-up: with the built-in grounder, an English query "
-        "takes a fraction of a second; a Chinese one loads jieba's dictionary (about half a "
-        "second more); another grounder, or --embed-model, may take seconds.",
+        "('dog' looks for 狗 too). Start-up: with the built-in grounder, a query in either "
+        "language takes a fraction of a second (a Chinese one of over 256 characters loads "
+        "jieba's dictionary, about a second more); another grounder, or --embed-model, may "
+        "take seconds.",
     )
     store_arguments(
         p, busy=f"how long the first recall of an older store waits to index it (exit {EXIT_BUSY})"

@@ -50,12 +50,15 @@ __all__ = [
     "MAX_TOKENS",
     "MAX_TOKEN_BYTES",
     "MAX_TOKEN_CHARS",
+    "QUERY_GRAM",
+    "QUERY_HAN",
     "SQLITE_SCHEMA",
     "TABLE",
     "backfill",
     "index",
     "matched",
     "name_tokens",
+    "query_words",
     "rebuild",
     "search",
     "search_exhaustive",
@@ -165,6 +168,45 @@ def _bounded(toks: list[str]) -> list[str]:
         if size > MAX_TOKEN_BYTES:
             return toks[:n]
     return toks[:MAX_TOKENS]
+
+
+QUERY_GRAM = 4
+"""The longest part of a run of Han characters a query looks for (:func:`query_words`)."""
+
+QUERY_HAN = 256
+"""A query with more Han characters than this is segmented by jieba, as memories are: its
+parts would be many, and loading the dictionary costs little beside such a search."""
+
+
+def query_words(text: str) -> list[str]:
+    """The tokens of a query: as :func:`tokens` makes them of a text, but each run of Han
+    characters gives every part of it up to :data:`QUERY_GRAM` characters long, and itself,
+    rather than jieba's words. Every word of up to four characters jieba makes of a run in
+    search mode is one of them, and a longer word is indexed with its two- and
+    three-character words too (search mode makes those), so the memories jieba's words met
+    are met; a part that is no word of any memory matches nothing. No dictionary is loaded
+    (about a second of a command's start-up). Parts that are words of other memories but not
+    of this query's segmentation weigh in a little: on 937 four-character parts of the
+    shipped Chinese cases' memories, the memory came first 784 times against 799 with
+    jieba's words, and among the first five 928 times against 927."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    if sum(len(r) for r in _HAN.findall(text)) > QUERY_HAN:
+        return tokens(text)
+    out: list[str] = []
+    for word in _WORD.findall(text):
+        pos = 0
+        for m in _HAN.finditer(word):
+            if m.start() > pos:
+                out.append(word[pos : m.start()])
+            run = m.group()
+            parts = (
+                run[i : i + n] for n in range(1, QUERY_GRAM + 1) for i in range(len(run) - n + 1)
+            )
+            out.extend(dict.fromkeys([*parts, run]))
+            pos = m.end()
+        if pos < len(word):
+            out.append(word[pos:])
+    return [w for w in out if len(w) <= MAX_TOKEN_CHARS]
 
 
 def name_tokens(names: Iterable[str]) -> list[str]:

@@ -12,7 +12,7 @@ from stategraph import Memory
 from stategraph.cli import demo
 from stategraph.errors import InvalidInputError
 from stategraph.recall import MAX_QUERY_CHARS
-from stategraph.text.fulltext import tokens
+from stategraph.text.fulltext import QUERY_HAN, query_words, tokens
 
 
 def test_tokens_segment_chinese_and_lowercase_english_and_add_atom_arguments() -> None:
@@ -21,6 +21,15 @@ def test_tokens_segment_chinese_and_lowercase_english_and_add_atom_arguments() -
     assert "宽带" in zh and "搬家" in zh
     assert set(tokens("深圳", ['moves(user, "shanghai", "shenzhen")'])) >= {"shanghai", "shenzhen"}
     assert all(t.isalnum() for t in tokens('"OR NEAR(* a:b -x'))
+
+
+def test_a_query_looks_for_every_short_part_of_a_chinese_run() -> None:
+    """The words jieba makes of a query's runs (short ones, as here) are among its parts, so
+    a Chinese query finds what it found when jieba segmented it, and loads no dictionary."""
+    for query in ("搬家前退宽带", "我们家的狗豆豆", "下周三去杭州出差", "上海 rent 5号"):
+        assert set(tokens(query)) <= set(query_words(query))
+    assert query_words("狗") == ["狗"] and "dog" in query_words("狗 Dog")
+    assert query_words("搬" * (QUERY_HAN + 1)) == tokens("搬" * (QUERY_HAN + 1))
 
 
 def seed(place: Place) -> Memory:
