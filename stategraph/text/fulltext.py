@@ -35,7 +35,7 @@ import functools
 import re
 import sqlite3
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from stategraph.grounding.terms import argument_terms
@@ -118,20 +118,36 @@ def _words(text: str, segment: bool = True) -> list[str]:
     return [w for w in _split(text, segment) if len(w) <= MAX_TOKEN_CHARS]
 
 
-def _split(text: str, segment: bool = True) -> list[str]:
+def _split(
+    text: str, segment: bool = True, han: Callable[[str], list[str]] | None = None
+) -> list[str]:
+    """The words of a text; each run of Han characters as ``han`` gives it (default: jieba's
+    words when ``segment``, else the run whole)."""
     if _HAN.search(text) is None:  # most texts: every word is whole
         return _WORD.findall(text)
+    if han is None:
+        han = _han_words if segment else _whole
     out: list[str] = []
     for word in _WORD.findall(text):
         pos = 0
         for m in _HAN.finditer(word):
             if m.start() > pos:
                 out.append(word[pos : m.start()])
-            out.extend(_han_words(m.group()) if segment else [m.group()])
+            out.extend(han(m.group()))
             pos = m.end()
         if pos < len(word):
             out.append(word[pos:])
     return out
+
+
+def _whole(run: str) -> list[str]:
+    return [run]
+
+
+def _parts(run: str) -> list[str]:
+    """Every part of a run up to :data:`QUERY_GRAM` characters long, and the run itself."""
+    grams = (run[i : i + n] for n in range(1, QUERY_GRAM + 1) for i in range(len(run) - n + 1))
+    return list(dict.fromkeys([*grams, run]))
 
 
 MAX_TOKENS = _MAX_POSITION
@@ -192,21 +208,7 @@ def query_words(text: str) -> list[str]:
     text = unicodedata.normalize("NFKC", text).lower()
     if sum(len(r) for r in _HAN.findall(text)) > QUERY_HAN:
         return tokens(text)
-    out: list[str] = []
-    for word in _WORD.findall(text):
-        pos = 0
-        for m in _HAN.finditer(word):
-            if m.start() > pos:
-                out.append(word[pos : m.start()])
-            run = m.group()
-            parts = (
-                run[i : i + n] for n in range(1, QUERY_GRAM + 1) for i in range(len(run) - n + 1)
-            )
-            out.extend(dict.fromkeys([*parts, run]))
-            pos = m.end()
-        if pos < len(word):
-            out.append(word[pos:])
-    return [w for w in out if len(w) <= MAX_TOKEN_CHARS]
+    return [w for w in _split(text, han=_parts) if len(w) <= MAX_TOKEN_CHARS]
 
 
 def name_tokens(names: Iterable[str]) -> list[str]:
