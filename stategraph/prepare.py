@@ -124,8 +124,8 @@ class Preparer:
         (:mod:`stategraph.grounding.ahead`), by text and reference year; a text not here is
         grounded when its state is prepared."""
         self._groundings: dict[tuple[str, int | None], Grounding] = {}
-        """Groundings of this change's texts made before :meth:`ground` (by
-        :meth:`reversals`), cleared once the change is grounded."""
+        """Groundings of this change's texts, made by :meth:`reversals` or :meth:`ground` and
+        read again by :meth:`_undoes`, cleared once the change is prepared."""
 
     def reversals(self, change: Change, policy: str) -> tuple[Change, tuple[Reversal, ...]]:
         """Read each new fact for a reversal or replacement of a holding fact, and apply the
@@ -218,16 +218,15 @@ class Preparer:
         """The completed change, the ids of compatibly superseded states, and what the
         store's atom index must record with it (``judged``: a judge settles this revision's
         undecided edges)."""
-        try:
-            grounded = self.ground(change)
+        try:  # the groundings are kept until the change is prepared (_undoes reads them)
+            change, graph, compatible, writes = self.link(self.ground(change))
+            change = self.replace_stand_ins(self.propose(change))
+            checked = tuple(self.check(j, change, graph) for j in change.add_justifications)
+            if checked != change.add_justifications:
+                change = change.model_copy(update={"add_justifications": checked})
+            return self.unread_replacements(change, judged), compatible, writes
         finally:
             self._groundings.clear()
-        change, graph, compatible, writes = self.link(grounded)
-        change = self.replace_stand_ins(self.propose(change))
-        checked = tuple(self.check(j, change, graph) for j in change.add_justifications)
-        if checked != change.add_justifications:
-            change = change.model_copy(update={"add_justifications": checked})
-        return self.unread_replacements(change, judged), compatible, writes
 
     def unread_replacements(self, change: Change, judged: bool) -> Change:
         """Put in question what a fact's unreadable replacement still supports.

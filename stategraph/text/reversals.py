@@ -365,8 +365,8 @@ def evidence_matches(
             continue
         if _said(row[0].text or "") == said:
             continue
-        best = total
-        out.append(Match(sid, False, tuple(sorted(shared.shared[sid]))))
+        best = total if best is None else best  # near the best, never near the last
+        out.append(Match(sid, False, tuple(sorted(units))))
         if len(out) == _LOOSE:
             break
     return out

@@ -378,3 +378,38 @@ def test_no_dry_run_when_nothing_rests_on_the_old_fact() -> None:
 
     out = note_reversals(rev, (asked,), solve, {"o": "fact"}, frozenset(), lambda ids: set())
     assert out.report.needs_confirmation == ["o"]
+
+
+def test_near_matches_are_near_the_best_one_not_the_last() -> None:
+    """Scores 1.0, 0.8 and 0.61: the third is within a quarter of the second, not of the
+    best, and is no match (measured from the last one kept, each could pull the bar lower)."""
+    from stategraph.grounding import ground
+    from stategraph.model import State
+    from stategraph.text.reversals import evidence_matches
+    from stategraph.values import TRUE
+
+    facts = {s: State(id=s, kind="fact", text=f"fact {s}") for s in ("a", "b", "c")}
+    scores = {"a": 1.0, "b": 0.8, "c": 0.61}
+
+    class Shared:
+        def __init__(self) -> None:
+            self.shared = {s: {f"w:{s}": v} for s, v in scores.items()}
+
+        def total(self, sid: str) -> float:
+            return scores[sid]
+
+        def ranked(self) -> list[str]:
+            return sorted(scores, key=lambda s: -scores[s])
+
+    class Reads:
+        def postings(self, term: str, limit: int) -> list[tuple[int, str, int]]:
+            return []
+
+        def state(self, sid: str):  # type: ignore[no-untyped-def]
+            return facts[sid], True, TRUE
+
+    new = State(id="new", kind="fact", text="That is not happening anymore")
+    found = ground(new.text)
+    assert found.turns
+    got = evidence_matches(Reads(), new, found, lambda s: True, lambda r, s, k: Shared())
+    assert [m.old for m in got] == ["a", "b"]
