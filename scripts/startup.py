@@ -10,6 +10,10 @@ time of each and their ratio::
     python scripts/startup.py --old /path/to/tree   # or a source tree
     python scripts/startup.py                       # this checkout alone
 
+The rows marked *warm* run this checkout's command while a warm grounder of this checkout runs
+(``stategraph grounder start``), and the other tree's as it is: what an agent that shells out
+pays per call with one, beside what it pays today.
+
 Both run with this interpreter and its packages; ``PYTHONPATH`` chooses the source tree. The
 store is the Chinese demo written as text with the built-in grounder (``stategraph demo
 --lang zh --text``); each tree's commands run once before measuring, so bytecode is compiled
@@ -32,12 +36,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-COMMANDS: list[tuple[str, list[str]]] = [
-    ("recall, English query", ["recall", "{store}", "broadband", "--invalidated"]),
-    ("recall, Chinese query", ["recall", "{store}", "宽带", "--invalidated"]),
-    ("ground, English text", ["ground", "The user will move to Shenzhen in December 2026"]),
-    ("ground, Chinese text", ["ground", "用户计划 2026-12 从上海搬到深圳"]),
+COMMANDS: list[tuple[str, list[str], bool]] = [
+    ("recall, English query", ["recall", "{store}", "broadband", "--invalidated"], False),
+    ("recall, Chinese query", ["recall", "{store}", "宽带", "--invalidated"], False),
+    ("ground, English text", ["ground", "The user will move to Shenzhen in December 2026"], False),
+    ("ground, Chinese text", ["ground", "用户计划 2026-12 从上海搬到深圳"], False),
+    (
+        "ground, English, warm",
+        ["ground", "The user will move to Shenzhen in December 2026"],
+        True,
+    ),
+    ("ground, Chinese, warm", ["ground", "用户计划 2026-12 从上海搬到深圳"], True),
 ]
+"""Each command, and whether this checkout runs it with a warm grounder running (``stategraph
+grounder start``; the other tree runs it as it is, without one: today's start-up)."""
 
 
 def export(rev: str, into: Path) -> Path:
@@ -50,21 +62,23 @@ def export(rev: str, into: Path) -> Path:
     return into
 
 
-def environment(tree: Path) -> dict[str, str]:
+def environment(tree: Path, socket: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = str(tree)
+    env["STATEGRAPH_GROUNDER_SOCKET"] = str(socket)
     return env
 
 
-def run(tree: Path, argv: list[str], cwd: Path) -> tuple[float, float]:
+def run(tree: Path, argv: list[str], cwd: Path, socket: Path) -> tuple[float, float]:
     """Wall and CPU seconds (user and system, of the child) of one command, run in ``cwd``
-    (``python -m`` puts the working directory first on the path: never a source tree)."""
+    (``python -m`` puts the working directory first on the path: never a source tree), with
+    the warm grounder at ``socket`` if one runs there."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "stategraph", *argv],
         cwd=cwd,
-        env=environment(tree),
+        env=environment(tree, socket),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         check=True,
@@ -87,21 +101,25 @@ def main() -> None:
             old = Path(args.old)
             trees["old"] = old if old.is_dir() else export(args.old, folder / "old")
         store = folder / "store.db"
-        run(ROOT, ["demo", "--lang", "zh", "--text", "--store", str(store)], folder)
+        (folder / "warm").mkdir(mode=0o700)
+        warm, cold = folder / "warm" / "grounder.sock", folder / "none" / "grounder.sock"
+        run(ROOT, ["demo", "--lang", "zh", "--text", "--store", str(store)], folder, cold)
+        run(ROOT, ["grounder", "start", "--idle", "3600"], folder, warm)
         print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start")
         head = ["command", *(f"{t} wall" for t in trees), *(f"{t} CPU" for t in trees)]
         if "old" in trees:
             head += ["wall old/new", "CPU old/new"]
         rows = [head]
-        for name, template in COMMANDS:
+        for name, template, warmed in COMMANDS:
             argv = [a.replace("{store}", str(store)) for a in template]
-            for tree in trees.values():
-                run(tree, argv, folder)  # compiles the bytecode, writes jieba's cache
+            socket = {t: warm if warmed and t == "new" else cold for t in trees}
+            for t, tree in trees.items():
+                run(tree, argv, folder, socket[t])  # compiles the bytecode, writes jieba's cache
             walls: dict[str, list[float]] = {t: [] for t in trees}
             cpus: dict[str, list[float]] = {t: [] for t in trees}
             for _ in range(args.runs):
                 for t, tree in trees.items():
-                    wall, cpu = run(tree, argv, folder)
+                    wall, cpu = run(tree, argv, folder, socket[t])
                     walls[t].append(wall)
                     cpus[t].append(cpu)
             wall = {t: statistics.median(v) for t, v in walls.items()}
@@ -113,8 +131,11 @@ def main() -> None:
         widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
         for r in rows:
             print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
+        run(ROOT, ["grounder", "stop"], folder, warm)
         load = os.getloadavg()[0]
         print(f"medians of {args.runs} runs each, alternating; load average {load:.1f}")
+        print("'warm': this checkout with a warm grounder running (its CPU is not counted);")
+        print("the other tree as it is, without one")
 
 
 if __name__ == "__main__":

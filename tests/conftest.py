@@ -33,6 +33,12 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("STATEGRAPH_HYPOTHESIS_PROFILE", "ci"))
 
+# No test grounds through a warm grounder this user may have running (``stategraph grounder
+# start``): the CLI's commands would send it their texts. Those that test it start their own.
+os.environ["STATEGRAPH_GROUNDER_SOCKET"] = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "no-warm-grounder", "grounder.sock"
+)
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked ``slow`` are opt-in: they run only when ``-m`` selects them

@@ -16,8 +16,10 @@ import importlib.util
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -25,6 +27,7 @@ from types import ModuleType
 import pytest
 
 from stategraph.cli.main import build_parser
+from stategraph.grounding import warm
 from tests.test_examples import EXPECTED
 
 ROOT = Path(__file__).parent.parent
@@ -119,6 +122,18 @@ RUNNABLE = [
 @pytest.mark.parametrize("page", RUNNABLE, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_block_of_the_page_runs_as_printed(page: Path, tmp_path: Path) -> None:
     env = _environment()
+    # a warm grounder a page starts is its own, and stopped after it (a short path: a Unix
+    # socket's is at most 107 bytes)
+    sockets = Path(tempfile.mkdtemp(prefix="sg-"))
+    env[warm.SOCKET_ENV] = str(sockets / "grounder.sock")
+    try:
+        _run_blocks(page, tmp_path, env)
+    finally:
+        warm.stop(sockets / "grounder.sock")
+        shutil.rmtree(sockets, ignore_errors=True)
+
+
+def _run_blocks(page: Path, tmp_path: Path, env: dict[str, str]) -> None:
     for block in blocks(page):
         if block.language not in RUN or block.not_run:
             continue

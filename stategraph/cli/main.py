@@ -94,6 +94,10 @@ Errors are one line on stderr ("stategraph: error: ..."); --debug adds the trace
 
 _PLUGINS: dict[str, tuple[str, str]] = {
     "ground": ("stategraph.grounding.cli", "show the atoms a memory's text grounds to"),
+    "grounder": (
+        "stategraph.grounding.cli",
+        "start, stop or look at the warm grounder (commands that ground text start fast)",
+    ),
     "bench": ("stategraph.bench.cli", "run the StateChangeBench-style suite and report Impact-F1"),
     "review": (
         "stategraph.cli.review",

@@ -231,6 +231,9 @@ _WORKER = (
 
 def _serve(grounder: str) -> int:
     """The worker: build the pipelines, then answer chunk after chunk until stdin ends."""
+    from stategraph.grounding.warm import use_when_running
+
+    use_when_running(False)  # it grounds thousands of texts: faster with its own pipelines
     ground("The user flies to Tokyo on 2026-05-10", grounder=grounder)
     ground("用户计划 2026-12 从上海搬到深圳", grounder=grounder)
     out = sys.stdout

@@ -17,15 +17,17 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import clingo
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from stategraph.grounding.analysis import Analysis, Mention
 from stategraph.grounding.data import read_jsonl
 from stategraph.grounding.result import GroundedAtom, SourceSpan
 from stategraph.grounding.terms import argument_terms
+
+if TYPE_CHECKING:  # spaCy: the frames' specs are read without it (reversals, readings)
+    from stategraph.grounding.analysis import Analysis, Mention
 
 __all__ = [
     "CHANGE_CUE",

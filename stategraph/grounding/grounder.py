@@ -15,6 +15,7 @@ from stategraph.errors import InvalidInputError
 from stategraph.grounding.errors import GroundingError
 from stategraph.grounding.language import Lang, detect_language
 from stategraph.grounding.result import Grounding
+from stategraph.grounding.warm import ground_warm
 from stategraph.model import check_text
 
 __all__ = [
@@ -49,7 +50,8 @@ class RuleGrounder:
     """The default grounder: blank spaCy pipelines, JSONL patterns and lexicons, frames.
 
     Deterministic and offline: the same text, language and reference year always give the
-    same atoms.
+    same atoms. In a process that uses a warm grounder (:mod:`stategraph.grounding.warm`),
+    the texts go to it until this process has built its own pipelines.
     """
 
     name = DEFAULT_GROUNDER
@@ -58,8 +60,14 @@ class RuleGrounder:
         self, text: str, *, lang: Lang | None = None, reference_year: int | None = None
     ) -> Grounding:
         """Ground one text; see :func:`ground` for the arguments."""
-        # Imported here, not at the top: spaCy and jieba take about 0.5 s to import, and only
-        # grounding needs them (``stategraph show``, ``why`` and ``--help`` never ground).
+        chosen = detect_language(text) if lang is None else lang
+        if chosen not in _LANGS:
+            raise GroundingError(chosen, _LANGS, kind="language")
+        warm = ground_warm(text, chosen, reference_year)
+        if warm is not None:
+            return warm
+        # Imported here, not at the top: spaCy and jieba take about a second to import, and
+        # only grounding needs them (``stategraph show``, ``why`` and ``--help`` never ground).
         from stategraph.grounding.analysis import analyse_doc
         from stategraph.grounding.frames import (
             ambiguous_values,
@@ -69,9 +77,6 @@ class RuleGrounder:
         )
         from stategraph.grounding.pipeline import REFERENCE_YEAR_KEY, get_pipeline
 
-        chosen = detect_language(text) if lang is None else lang
-        if chosen not in _LANGS:
-            raise GroundingError(chosen, _LANGS, kind="language")
         nlp = get_pipeline(chosen)
         doc = nlp.make_doc(text)
         doc.user_data[REFERENCE_YEAR_KEY] = reference_year

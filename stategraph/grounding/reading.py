@@ -35,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from stategraph.grounding.frames import load_frames
 from stategraph.grounding.result import Grounding
 
 __all__ = [
@@ -158,8 +159,6 @@ def turns(found: Grounding) -> bool:
     atom whose frame undoes another (``reverses``: staying where one was to leave)."""
     if found.turns:
         return True
-    from stategraph.grounding.frames import load_frames  # found was grounded: spaCy is in
-
     undoing = {f.predicate for f in load_frames() if f.reverses}
     return any(a.frame in undoing and not a.hedged for a in found.atoms)
 

@@ -151,6 +151,43 @@ class Grounding:
             return "no atom: " + "; ".join(self.notes)
         return "no atom: no frame trigger in the text"
 
+    def to_record(self) -> dict[str, Any]:
+        """Every field as a JSON-ready mapping, for :meth:`from_record` in another process
+        (the warm grounder's answers, :mod:`stategraph.grounding.warm`). Unlike
+        :meth:`to_dict`, which is what a person reads, nothing is left out."""
+        return {
+            "text": self.text,
+            "lang": self.lang,
+            "atoms": [
+                [a.text, a.frame, a.hedged, [[s.start, s.end, s.text, s.role] for s in a.spans]]
+                for a in self.atoms
+            ],
+            **{name: list(getattr(self, name)) for name in _LISTS},
+            "grounder": self.grounder,
+        }
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Grounding:
+        """The grounding :meth:`to_record` wrote; equal to the one it was written from.
+
+        Raises:
+            KeyError, TypeError, ValueError, RuntimeError: ``record`` is not such a mapping
+                (clingo raises RuntimeError for an atom it cannot parse).
+        """
+        atoms = tuple(
+            GroundedAtom(
+                clingo.parse_term(str(text)),
+                tuple(SourceSpan(int(a), int(b), str(t), str(r)) for a, b, t, r in spans),
+                str(frame),
+                bool(hedged),
+            )
+            for text, frame, hedged, spans in record["atoms"]
+        )
+        lists = {name: tuple(str(v) for v in record[name]) for name in _LISTS}
+        return cls(
+            str(record["text"]), str(record["lang"]), atoms, grounder=record["grounder"], **lists
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """The grounding as a JSON-ready mapping (what ``stategraph ground --json`` prints)."""
         return {
@@ -164,3 +201,18 @@ class Grounding:
             **({"ambiguous": list(self.ambiguous)} if self.ambiguous else {}),
             **({"doubtful": list(self.doubtful)} if self.doubtful else {}),
         }
+
+
+_LISTS = (
+    "notes",
+    "unconsumed",
+    "unread_values",
+    "ambiguous",
+    "negated",
+    "turns",
+    "changes",
+    "doubtful",
+    "turned",
+    "ends",
+)
+"""The fields of :class:`Grounding` that are tuples of strings."""

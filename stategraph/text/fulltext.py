@@ -31,14 +31,15 @@ ranking memories against a question.
 
 from __future__ import annotations
 
-import functools
 import re
 import sqlite3
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from stategraph.grounding import segment
 from stategraph.grounding.terms import argument_terms
+from stategraph.grounding.warm import words_warm
 from stategraph.model import State
 from stategraph.nodes import ATOM_KIND
 from stategraph.text import impacts
@@ -55,6 +56,7 @@ __all__ = [
     "SQLITE_SCHEMA",
     "TABLE",
     "backfill",
+    "han_words",
     "index",
     "matched",
     "name_tokens",
@@ -96,17 +98,15 @@ _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _MAX_POSITION = 16383  # PostgreSQL's largest tsvector position
 
 
-@functools.cache
-def _jieba() -> Any:
-    import jieba
-
-    jieba.setLogLevel(60)  # its dictionary-loading chatter goes to stderr otherwise
-    return jieba.Tokenizer()
-
-
-def _han_words(run: str) -> list[str]:
-    words = [w for w in _jieba().cut_for_search(run, HMM=False) if w.strip()]
-    return words or [run]
+def han_words(run: str) -> list[str]:
+    """jieba's words of a run of Han characters (the run whole if it has none); from a
+    running warm grounder (:mod:`stategraph.grounding.warm`) until this process has loaded
+    jieba's dictionary itself, which spares a command doing so (about a second)."""
+    if not segment.loaded():
+        got = words_warm(run)
+        if got is not None:
+            return got
+    return segment.search_words(run)
 
 
 MAX_TOKEN_CHARS = 200
@@ -126,7 +126,7 @@ def _split(
     if _HAN.search(text) is None:  # most texts: every word is whole
         return _WORD.findall(text)
     if han is None:
-        han = _han_words if segment else _whole
+        han = han_words if segment else _whole
     out: list[str] = []
     for word in _WORD.findall(text):
         pos = 0

@@ -39,6 +39,7 @@ from typing import Protocol
 
 import clingo
 
+from stategraph.grounding.frames import load_frames
 from stategraph.grounding.lexicon import load_lexicon
 from stategraph.grounding.reading import evidence_atoms, named_values
 from stategraph.grounding.result import Grounding
@@ -138,8 +139,6 @@ def _things(named: set[str], found: Grounding) -> set[str]:
 def _reverses() -> dict[str, dict[str, int]]:
     """For each predicate, the predicates its atoms reverse, and at which argument of theirs
     its own value stands (frame data: ``reverses``)."""
-    from stategraph.grounding.frames import load_frames  # spaCy: only once a fact is read
-
     roles: dict[str, list[str]] = {}
     for f in load_frames():
         roles.setdefault(f.predicate, [a.role for a in f.args])
