@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import gc
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -31,6 +32,7 @@ from stategraph.engine.revise import LinkWrites, Revision
 from stategraph.engine.revise import solve as solve_change
 from stategraph.errors import ConcurrentChangeError, InvalidInputError, UnknownStateError
 from stategraph.judge.base import PROMPT_VERSION, Judge, JudgeCall, Question, question_key
+from stategraph.judge.reversals import judge_reversals
 from stategraph.judge.settle import JudgeBudget, flag_blockers, settle
 from stategraph.model import (
     Change,
@@ -496,8 +498,36 @@ class Memory:
         (``logged``: the change is completed already, with these compatible updates)."""
         with _paused_gc():
             asked = change  # logged as given, for replay (stategraph.audit)
+            calls: list[JudgeCall] = []
+            budget = self.judge_budget
             if logged is None:
-                change, reversals = self._preparer.reversals(change, self.reversals)
+                # under ``ask`` a person answers every reversal; else a judge answers first
+                judging = judge is not None and self.reversals != "ask"
+                change, reversals, possible = self._preparer.reversals(
+                    change, self.reversals, judged=judging
+                )
+                if judging and (possible or any(r.outcome == "asked" for r in reversals)):
+                    assert judge is not None
+                    judged = judge_reversals(
+                        judge,
+                        self.store,
+                        change,
+                        (*reversals, *possible),
+                        budget.calls,
+                        budget.tokens,
+                        budget.seconds,
+                    )
+                    change = judged.change
+                    # a possible reversal is reported only when the judge found it one
+                    reversals = judged.reversals[: len(reversals)] + tuple(
+                        r for r in judged.reversals[len(reversals) :] if r.outcome == "superseded"
+                    )
+                    calls += judged.calls
+                    budget = dataclasses.replace(
+                        budget,
+                        calls=max(0, budget.calls - judged.attempts),
+                        tokens=max(0, budget.tokens - judged.tokens),
+                    )
                 change, compatible, link = self._preparer.prepare(change, judged=judge is not None)
             else:  # a replayed entry linked before atom nodes: completed as it was logged
                 reversals = ()
@@ -512,13 +542,17 @@ class Memory:
                 compatible=compatible,
             )
             first = solve(change)
-            calls: list[JudgeCall] = []
             rev = first[0]
-            facts = [s for s in change.assert_ if self.policy.is_exogenous(s)]
+            # a new fact told as a change stays a fact the change asserts, whether it was
+            # asked about or made a supersession: it may defeat what rests on stand-ins
+            told = {r.new for r in reversals if r.outcome == "superseded"}
+            facts = [s for s in change.assert_ if self.policy.is_exogenous(s)] + [
+                s.with_ for s in change.supersede if s.with_.id in told
+            ]
             if judge is not None and (rev.report.needs_confirmation or facts):
                 settled = settle(
                     judge,
-                    self.judge_budget,
+                    budget,
                     self.store,
                     self.candidates,
                     change,
@@ -526,7 +560,8 @@ class Memory:
                     solve,
                     facts,
                 )
-                rev, calls = settled.revision, settled.calls
+                rev = settled.revision
+                calls += settled.calls
             elif facts and self.candidates is not None:
                 rev = flag_blockers(rev, first[1], self.store, self.candidates, change, facts)
             if reversals:

@@ -574,6 +574,10 @@ class ChangedState(BaseModel):
     new: Truth
 
 
+def _none(value: object) -> bool:
+    return value is None
+
+
 class Reversal(BaseModel):
     """A new fact that reads as reversing or replacing a holding one, and what was done.
 
@@ -595,12 +599,16 @@ class Reversal(BaseModel):
     the old fact's."""
     shared: tuple[str, ...] = ()
     """What the two name in common (places, people, events, dates, values)."""
-    outcome: Literal["superseded", "asked"]
+    outcome: Literal["superseded", "asked", "kept"]
     """``superseded``: the new fact replaced the old one in this revision; ``asked``: the old
-    fact and what rests on it wait for a person."""
+    fact and what rests on it wait for a person; ``kept``: the judge answered that the old
+    fact still holds beside the new one."""
     question: str = ""
     """For ``asked``: the question for a person ("Does 'Actually the Tokyo trip is
     cancelled' replace 'The user flies to Tokyo on 2027-04-10'?")."""
+    decided_by: DecidedBy | None = Field(default=None, exclude_if=_none)
+    """``judge`` when the judge answered the question (:mod:`stategraph.judge.reversals`);
+    None when the reading decided (a clean supersession) or nobody has yet (asked)."""
 
 
 class Report(BaseModel):

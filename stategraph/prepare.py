@@ -127,7 +127,9 @@ class Preparer:
         """Groundings of this change's texts, made by :meth:`reversals` or :meth:`ground` and
         read again by :meth:`_undoes`, cleared once the change is prepared."""
 
-    def reversals(self, change: Change, policy: str) -> tuple[Change, tuple[Reversal, ...]]:
+    def reversals(
+        self, change: Change, policy: str, judged: bool = False
+    ) -> tuple[Change, tuple[Reversal, ...], tuple[Reversal, ...]]:
         """Read each new fact for a reversal or replacement of a holding fact, and apply the
         policy (:data:`REVERSAL_POLICIES`).
 
@@ -139,21 +141,28 @@ class Preparer:
         (:mod:`stategraph.reversal`). A fact the change already retracts or supersedes is
         never matched, nor one that another new fact of the change supersedes.
 
+        With ``judged`` (a judge settles this revision), a new fact with a turn and no clean
+        match also names the holding facts that share the most evidence with it, whatever the
+        reading names (:func:`~stategraph.text.reversals.evidence_matches` with ``wide``):
+        possible reversals, for the judge alone (:mod:`stategraph.judge.reversals`). A person
+        is never asked about them, so without an answer they are dropped.
+
         Returns:
-            The change (its assertions turned into supersessions where the policy says so)
-            and what was found, in the change's order.
+            The change (its assertions turned into supersessions where the policy says so),
+            what was found, in the change's order, and the possible reversals (``asked``).
         """
         name = self.grounder
         facts = [
             st for st in change.assert_ if st.text and not st.atoms and self.policy.is_exogenous(st)
         ]
         if name is None or not facts:
-            return change, ()
+            return change, (), ()
         from stategraph.text.reversals import evidence_matches, find_matches, loose_together
 
         changing = {*change.retract, *(s.id for s in change.supersede)}
         superseding: dict[str, State] = {}
         found: list[Reversal] = []
+        possible: list[Reversal] = []
         for st in facts:
             year = st.created_at.year if st.created_at is not None else None
             ahead = self.grounded_ahead.get((st.text, year))
@@ -167,6 +176,21 @@ class Preparer:
                     self.store, st, grounding, self.policy.is_exogenous, evidence, changing
                 )
                 matches = loose_together(found_too, matches)
+                if judged:
+                    named = {m.old for m in matches}
+                    possible += [
+                        _reversal(st, m.old, False, m.shared, "asked", self._ask(st, m.old))
+                        for m in evidence_matches(
+                            self.store,
+                            st,
+                            grounding,
+                            self.policy.is_exogenous,
+                            evidence,
+                            changing,
+                            wide=True,
+                        )
+                        if m.old not in named
+                    ]
             if not matches:
                 continue
             (first, *more) = matches
@@ -178,7 +202,7 @@ class Preparer:
             for m in matches:
                 found.append(_reversal(st, m.old, m.clean, m.shared, "asked", self._ask(st, m.old)))
         if not superseding:
-            return change, tuple(found)
+            return change, tuple(found), tuple(possible)
         new = {st.id for st in superseding.values()}
         return (
             change.model_copy(
@@ -192,6 +216,7 @@ class Preparer:
                 }
             ),
             tuple(found),
+            tuple(r for r in possible if r.new not in {st.id for st in superseding.values()}),
         )
 
     def _ground(self, st: State, name: str) -> Grounding:

@@ -423,6 +423,8 @@ class _Replayer:
             }
             if "max_cone" in config:
                 options["max_cone"] = config["max_cone"]
+            if "reversals" in config:  # the policy a new fact told as a change was read with
+                options["reversals"] = config["reversals"]
             if options["rules"] and "links" not in config:
                 # linked memory to memory, before atom nodes: the change carries its links
                 options["linker"] = "logged"

@@ -277,6 +277,13 @@ class Case(BaseModel):
     reverses: str | None = None
     trace: str | None = None
     """The trace this case is a step of (None: a case of its own)."""
+    basis: dict[str, Any] = Field(default_factory=dict)
+    """The trace's gold support of its derived memories (:attr:`Trace.basis`): never shown
+    to a system; the gold oracle cites it (:mod:`stategraph.bench.gold_judge`)."""
+
+    def basis_of(self, state_id: str) -> set[str]:
+        """Every id the gold support of a memory names (empty when there is none)."""
+        return set(_ids_in(self.basis.get(state_id)))
 
     @property
     def domain(self) -> str:
@@ -463,7 +470,7 @@ def _invalid(exc: ValidationError, path: str, at: str = "") -> CaseError:
     return CaseError(path, at + _loc(first["loc"]), fields)
 
 
-_STEP_ONLY = frozenset({"history", "told_as", "why", "reverses", "trace"})
+_STEP_ONLY = frozenset({"history", "told_as", "why", "reverses", "trace", "basis"})
 """Fields of :class:`Case` that only :meth:`Trace.steps` sets."""
 
 
@@ -548,6 +555,7 @@ class Trace(BaseModel):
                 why=step.why,
                 reverses=step.reverses,
                 trace=self.id,
+                basis=self.basis,
             )
             for k, step in enumerate(self.changes, 1)
         ]

@@ -322,6 +322,7 @@ def evidence_matches(
     is_fact: Callable[[State], bool],
     evidence: Callable[[FactReads, State, set[str]], Evidence],
     skip: Iterable[str] = (),
+    wide: bool = False,
 ) -> list[Match]:
     """With a turn and no clean match, the holding facts that share the most evidence with the
     new fact: its rare words and grounded arguments, weighed as candidates are
@@ -339,6 +340,10 @@ def evidence_matches(
         is_fact: which memories are facts.
         evidence: the proposer's evidence (``EvidenceProposer.evidence``).
         skip: memories never matched (the same change retracts or supersedes them).
+        wide: the holding facts with the most evidence, whatever they name and however far
+            below the best: what a judge may be asked about (never a person), where the
+            reading found nothing it could ask about ("June broke her wrist, so we've called
+            off Tassie" shares a name with the Tasmania trip and names nothing of it).
     """
     if not found.turns:
         return []
@@ -353,11 +358,11 @@ def evidence_matches(
     out: list[Match] = []
     for sid in shared.ranked():
         total = shared.total(sid)
-        if best is not None and total < _NEAR * best:
+        if best is not None and total < _NEAR * best and not wide:
             break
         units = shared.shared[sid]
         on_thing = any(f"a:{t}" in units or f"w:{t}" in units for t in things)
-        if things and not on_thing and not (found.ends and total >= _STRONG):
+        if things and not on_thing and not (found.ends and total >= _STRONG) and not wide:
             continue
         row = reads.state(sid)
         if row is None or not row[1] or row[2] is not TRUE or not is_fact(row[0]):
