@@ -299,12 +299,25 @@ class Case(BaseModel):
         found = re.match(r"[A-Za-z]*", last)
         return found.group(0).lower() if found and found.group(0) != last else ""
 
+    def gold_invalidated(self) -> set[str]:
+        """What the gold invalidates: ``expect.invalidated``, and the fact a new fact told as
+        a change reverses (:attr:`reverses`), which the gold counts as gone whether or not its
+        author listed it (unless listed as left to confirmation): superseding it is right,
+        asking about it is a needed question, and keeping it silently beside its reversal is
+        a silent miss."""
+        out = set(self.expect.invalidated)
+        if self.reverses is not None and self.reverses not in self.expect.needs_confirmation:
+            out.add(self.reverses)
+        return out
+
     def gone(self) -> set[str]:
         """The states the gold of the earlier steps of a trace saw go (invalidated, and not
         restored since): not scored again (empty for a case of its own)."""
         out: set[str] = set()
         for step in self.history:
             out |= set(step.expect.invalidated) | step.change.removed_ids()
+            if step.reverses is not None:
+                out.add(step.reverses)
             out -= set(step.expect.restored)
         return out
 

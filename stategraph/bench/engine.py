@@ -8,7 +8,7 @@ they are, as a justification of its own. ``unless`` may name states that never e
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from stategraph import Change, Justification, Memory, Report, State, StategraphError
@@ -76,8 +76,14 @@ def load_memory(case: Case, memory: Memory | None = None) -> Memory:
     return mem
 
 
-def prediction_from(report: Report, memory: Memory | None = None) -> Prediction:
-    """Read a revision report as a prediction; with the memory, also what it cost."""
+def prediction_from(
+    report: Report, memory: Memory | None = None, given: Iterable[str] = ()
+) -> Prediction:
+    """Read a revision report as a prediction; with the memory, also what it cost.
+
+    A fact the revision superseded or retracted that the change as given (``given``: the ids
+    it acts on) did not name, a reversal the engine read, is predicted gone with what it
+    invalidated."""
     stats: dict[str, int] = {}
     if memory is not None:
         counts = report.edge_counts
@@ -103,8 +109,14 @@ def prediction_from(report: Report, memory: Memory | None = None) -> Prediction:
             "candidates": sum(sizes),
             "max_candidates": max(sizes, default=0),
         }
+    acted = set(given)
+    removed = {
+        c.id
+        for c in report.changed
+        if c.action in ("superseded", "retracted") and c.id not in acted
+    }
     return Prediction(
-        invalidated=frozenset(report.invalidated),
+        invalidated=frozenset(report.invalidated) | removed,
         flagged=frozenset(report.needs_confirmation),
         consequences=dict(report.consequences),
         restored=frozenset(report.restored),
@@ -161,7 +173,7 @@ class StategraphSystem:
                 mem.revise(Change.model_validate(step.change.to_engine()))
             mem.judge = self.judge_for(case)  # asked about the change only, not the history
             report = mem.revise(Change.model_validate(case.change.to_engine()))
-            return prediction_from(report, mem)
+            return prediction_from(report, mem, case.change.changed_ids())
         finally:
             mem.close()
 

@@ -1,7 +1,9 @@
 """Impact-F1 and its companions, computed from cases and predictions.
 
 Scored states are a case's memories minus the changed ones (retracted, superseded, asserted).
-Positives are the gold ``invalidated``; a prediction's positives are what it invalidates.
+Positives are the gold ``invalidated``, with the fact a new fact told as a change reverses
+(:meth:`~stategraph.bench.cases.Case.gold_invalidated`); a prediction's positives are what it
+invalidates, and what it supersedes or retracts beyond the change it was given.
 Counts are pooled over cases (micro average).
 
 Depth buckets (``"1"``, ``"2"``, ``"3+"``): true positives and misses fall in the bucket of
@@ -129,7 +131,7 @@ class GroupScore(_Questions):
     def add(self, case: Case, pred: Prediction) -> None:
         """Pool one case's prediction in."""
         unscored = case.unscored()
-        gold = set(case.expect.invalidated) - unscored
+        gold = case.gold_invalidated() - unscored
         got = set(pred.invalidated) - unscored
         flagged = set(pred.flagged) - unscored
         needed = flagged & (gold | set(case.expect.needs_confirmation))
@@ -283,7 +285,7 @@ class SystemScore(_Questions):
 
 def _add_case(s: SystemScore, case: Case, pred: Prediction) -> None:
     changed = case.unscored()
-    gold = set(case.expect.invalidated) - changed
+    gold = case.gold_invalidated() - changed
     got = set(pred.invalidated) - changed
     tp, fp, fn = gold & got, got - gold, gold - got
     s.cases += 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from stategraph.bench.cases import Case
 from stategraph.bench.metrics import Counts, depth_bucket, group_key, score
 from stategraph.bench.systems import Prediction
 
@@ -85,3 +86,40 @@ def test_flags_are_needed_or_unneeded_questions() -> None:
 def test_groups_are_track_batch_and_blind() -> None:
     assert group_key(make_case(id="tiny-en-g07", tags=["blind"])) == "declared/g/blind"
     assert group_key(make_case(id="tiny-en-07")) == "declared/-"
+
+
+def _told_as_a_fact() -> Case:
+    """The move told off as a new fact, which reverses m1: the gold lists what rests on m1,
+    not m1 itself (it counts as gone: :meth:`Case.gold_invalidated`)."""
+    case = make_case(
+        change={"assert": [{"id": "m6", "kind": "fact", "text": "The move is off."}]},
+        expect={
+            "invalidated": ["m2", "m3"],
+            "kept": ["m4", "m5"],
+            "consequences": {"m3": "cancel"},
+            "depth": {"m2": 1, "m3": 2},
+        },
+    )
+    return case.model_copy(update={"reverses": "m1"})
+
+
+def test_the_fact_a_new_one_reverses_is_scored_as_gone() -> None:
+    case = _told_as_a_fact()
+    assert case.gold_invalidated() == {"m1", "m2", "m3"}
+    superseded = score([(case, Prediction(frozenset({"m1", "m2", "m3"})))])
+    assert (superseded.overall.tp, superseded.overall.fn, superseded.silent) == (3, 0, 0)
+    asked = score([(case, Prediction(frozenset(), flagged=frozenset({"m1", "m2", "m3"})))])
+    assert (asked.silent, asked.needed, asked.unneeded) == (0, 3, 0)
+    kept = score([(case, Prediction(frozenset({"m2", "m3"})))])
+    assert kept.silent == 1  # the old fact held silently beside its reversal
+
+
+def test_what_a_later_step_sees_of_an_earlier_reversal_is_not_scored_again() -> None:
+    earlier = _told_as_a_fact()
+    step = earlier.model_copy(update={"history": (), "reverses": None})
+    assert "m1" not in step.gone()
+    from stategraph.bench.cases import CaseStep
+
+    told = CaseStep(change=earlier.change, expect=earlier.expect, reverses="m1")
+    later = step.model_copy(update={"history": (told,)})
+    assert "m1" in later.gone()

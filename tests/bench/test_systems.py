@@ -91,3 +91,16 @@ def test_default_threshold_is_the_shipped_tuning() -> None:
 
     dev = [c for c in shipped_cases() if is_dev(c.id)]
     assert tune_threshold(dev) == DEFAULT_THRESHOLD
+
+
+def test_a_fact_the_engine_superseded_itself_is_predicted_gone() -> None:
+    """A new fact read as reversing m1 supersedes it: m1 is gone with what rested on it, and
+    the case's own change (the new fact) is not part of the prediction."""
+    from stategraph.bench.engine import prediction_from
+    from stategraph.cli.demo import build
+
+    mem = build("en", text_only=True)
+    report = mem.fact("m1b", "The user will stay in Shanghai")
+    assert [r.outcome for r in report.reversals] == ["superseded"]
+    pred = prediction_from(report, None, {"m1b"})
+    assert pred.invalidated == {"m1", "m2", "m3"}
