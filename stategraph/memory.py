@@ -502,32 +502,15 @@ class Memory:
             budget = self.judge_budget
             if logged is None:
                 # under ``ask`` a person answers every reversal; else a judge answers first
-                judging = judge is not None and self.reversals != "ask"
+                judging = judge if self.reversals != "ask" else None
                 change, reversals, possible = self._preparer.reversals(
-                    change, self.reversals, judged=judging
+                    change, self.reversals, judged=judging is not None
                 )
-                if judging and (possible or any(r.outcome == "asked" for r in reversals)):
-                    assert judge is not None
-                    judged = judge_reversals(
-                        judge,
-                        self.store,
-                        change,
-                        (*reversals, *possible),
-                        budget.calls,
-                        budget.tokens,
-                        budget.seconds,
+                if judging is not None:
+                    change, reversals, asked_judge, budget = self._judged_reversals(
+                        judging, change, reversals, possible
                     )
-                    change = judged.change
-                    # a possible reversal is reported only when the judge found it one
-                    reversals = judged.reversals[: len(reversals)] + tuple(
-                        r for r in judged.reversals[len(reversals) :] if r.outcome == "superseded"
-                    )
-                    calls += judged.calls
-                    budget = dataclasses.replace(
-                        budget,
-                        calls=max(0, budget.calls - judged.attempts),
-                        tokens=max(0, budget.tokens - judged.tokens),
-                    )
+                    calls += asked_judge
                 change, compatible, link = self._preparer.prepare(change, judged=judge is not None)
             else:  # a replayed entry linked before atom nodes: completed as it was logged
                 reversals = ()
@@ -569,6 +552,39 @@ class Memory:
             rev.writes.link = link
             self.store.commit(rev, self.config, calls, expect_head=head, asked=asked)
         return rev.report
+
+    def _judged_reversals(
+        self,
+        judge: Judge,
+        change: Change,
+        reversals: tuple[Reversal, ...],
+        possible: tuple[Reversal, ...],
+    ) -> tuple[Change, tuple[Reversal, ...], tuple[JudgeCall, ...], JudgeBudget]:
+        """The change and reversals once the judge has answered the asked ones and the
+        possible ones (:mod:`stategraph.judge.reversals`), its calls, and what is left of the
+        revision's judge budget. A possible reversal is reported only when the judge found it
+        one."""
+        budget = self.judge_budget
+        if not possible and all(r.outcome != "asked" for r in reversals):
+            return change, reversals, (), budget
+        judged = judge_reversals(
+            judge,
+            self.store,
+            change,
+            (*reversals, *possible),
+            budget.calls,
+            budget.tokens,
+            budget.seconds,
+        )
+        found = judged.reversals[: len(reversals)] + tuple(
+            r for r in judged.reversals[len(reversals) :] if r.outcome == "superseded"
+        )
+        left = dataclasses.replace(
+            budget,
+            calls=max(0, budget.calls - judged.attempts),
+            tokens=max(0, budget.tokens - judged.tokens),
+        )
+        return judged.change, found, judged.calls, left
 
     def _noted(
         self,

@@ -216,7 +216,7 @@ class Preparer:
                 }
             ),
             tuple(found),
-            tuple(r for r in possible if r.new not in {st.id for st in superseding.values()}),
+            tuple(r for r in possible if r.new not in new),
         )
 
     def _ground(self, st: State, name: str) -> Grounding:
