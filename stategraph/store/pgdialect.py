@@ -604,11 +604,21 @@ _UNREACHABLE = frozenset({"57P01", "57P02", "57P03"})
 """Server shutting down, crashed, or not yet accepting connections (beside class 08)."""
 
 
+_NODE_LOST_AT_COMMIT = "on at least one active node"
+"""What the Citus coordinator says when a worker it wrote to fails at ``COMMIT`` ("could not
+commit transaction for shard N on at least one active node",
+``ErrorIfPostCommitFailedShardPlacements``): the one node failure it reports with no SQLSTATE
+of its own (XX000, internal error), so it is known by its words."""
+
+
 def is_unreachable(exc: BaseException) -> bool:
     """Whether a psycopg error says the server, or a node of a distributed database behind it,
     cannot be reached: a connection exception (SQLSTATE class 08, which is also what the Citus
-    coordinator reports for a worker it cannot reach), a server going down, or a connection
-    the client lost (no SQLSTATE at all)."""
+    coordinator reports for a worker it cannot reach), a server going down, a connection the
+    client lost (no SQLSTATE at all), or a Citus worker lost while the transaction committed
+    (:data:`_NODE_LOST_AT_COMMIT`: what it wrote there was not committed)."""
+    if isinstance(exc, pg_errors.InternalError_):
+        return _NODE_LOST_AT_COMMIT in str(exc)
     if not isinstance(exc, psycopg.OperationalError):
         return False
     state = exc.sqlstate
