@@ -342,7 +342,10 @@ class _Server(socketserver.UnixStreamServer):
         if op not in ("ground", "words"):
             return {"error": f"unknown op {op!r}"}
         if request.get("fingerprint") != self.fingerprint:
-            return {"error": f"another source tree or version of it (this server runs {_ROOT})"}
+            return {
+                "error": f"another source tree or version of it (this server runs {_ROOT}; "
+                "restart it: stategraph grounder stop, then start)"
+            }
         if op == "words":
             run = request.get("run")
             if not isinstance(run, str):
