@@ -19,9 +19,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from stategraph.model import State
 
 __all__ = [
     "MAX_QUOTE_CHARS",
@@ -72,6 +75,12 @@ class Quote(BaseModel):
     id: str
     kind: str
     text: str
+
+    @classmethod
+    def of(cls, state: State) -> Quote:
+        """A memory quoted: a long text is cut (and marked), so one memory cannot fill a
+        prompt or the budget."""
+        return cls(id=state.id, kind=state.kind, text=clip_text(state.text))
 
 
 ChangeKind = Literal["retracted", "superseded", "no_longer_holds", "asserted"]

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from stategraph.judge.base import Judge, JudgeCall, Question, Quote, clip_text, question_key
+from stategraph.judge.base import Judge, JudgeCall, Question, Quote, question_key
 from stategraph.judge.limits import Allowance, spending
 from stategraph.model import Change, Reversal, State, Supersession
 from stategraph.values import DecidedBy, Truth
@@ -47,10 +47,6 @@ class JudgedReversals:
     calls: tuple[JudgeCall, ...]
     attempts: int
     tokens: int
-
-
-def _quote(st: State) -> Quote:
-    return Quote(id=st.id, kind=st.kind, text=clip_text(st.text))
 
 
 def judge_reversals(
@@ -80,7 +76,7 @@ def judge_reversals(
         if r.outcome != "asked" or found is None or r.new not in new:
             continue
         question = Question(
-            head=_quote(found[0]), premise=_quote(new[r.new]), premise_change="asserted"
+            head=Quote.of(found[0]), premise=Quote.of(new[r.new]), premise_change="asserted"
         )
         pending.append((i, question, question_key(question, judge.model)))
     if not pending:

@@ -59,7 +59,6 @@ from stategraph.judge.base import (
     JudgeCall,
     Question,
     Quote,
-    clip_text,
     question_key,
 )
 from stategraph.judge.limits import Allowance, spending
@@ -332,11 +331,11 @@ class _Context:
         holding = sorted(s for s in offered - {head.id} - premises if holds_unmoved(s))
         first, *also = (self.changed(premise, how) for premise, how in changed)
         return Question(
-            head=_quote(head),
+            head=Quote.of(head),
             premise=first.memory,
             premise_change=first.change,
             replacement=first.replacement,
-            holding=tuple(_quote(self.whole(s)) for s in holding[:_HOLDING]),
+            holding=tuple(Quote.of(self.whole(s)) for s in holding[:_HOLDING]),
             also=tuple(also),
         )
 
@@ -345,9 +344,9 @@ class _Context:
         replacement = self.replaced.get(premise)
         return Changed.model_validate(
             {
-                "memory": _quote(self.whole(premise)),
+                "memory": Quote.of(self.whole(premise)),
                 "change": how,
-                "replacement": _quote(replacement) if replacement is not None else None,
+                "replacement": Quote.of(replacement) if replacement is not None else None,
             }
         )
 
@@ -453,12 +452,6 @@ def _open_blockers(
         _Open(b.head, b.fact, "asserted", 1, b.cited, blocker=True, stand_ins=b.stand_ins)
         for b in _blockers(ctx, store, proposer, facts)
     ]
-
-
-def _quote(st: State) -> Quote:
-    """A memory as a question quotes it: a long text is cut (and marked), so one memory
-    cannot fill a prompt or the budget."""
-    return Quote(id=st.id, kind=st.kind, text=clip_text(st.text))
 
 
 def _too_late(judge: Judge, key: str, question: Question, seconds: float | None) -> JudgeCall:
