@@ -183,6 +183,14 @@ HANDED_OVER = {
     "trace-zh-e04": "written blind for development (issue 41), and developed against",
     "trace-zh-e05": "written blind for development (issue 41), and developed against",
     "trace-zh-e06": "written blind for development (issue 41), and developed against",
+    "trace-en-f01": "written blind for development (issue 41), and developed against",
+    "trace-en-f02": "written blind for development (issue 41), and developed against",
+    "trace-en-f03": "written blind for development (issue 41), and developed against",
+    "trace-en-f04": "written blind for development (issue 41), and developed against",
+    "trace-zh-f05": "written blind for development (issue 41), and developed against",
+    "trace-zh-f06": "written blind for development (issue 41), and developed against",
+    "trace-zh-f07": "written blind for development (issue 41), and developed against",
+    "trace-zh-f08": "written blind for development (issue 41), and developed against",
     "trace-en-b01": "opened to read the trace format while reversals by evidence were written",
 }
 """Text cases outside the packs' domains that work was developed on, and what it was."""
