@@ -60,7 +60,8 @@ a holding one (:data:`REVERSAL_POLICIES`; absent: :data:`DEFAULT_REVERSALS`)."""
 REVERSAL_POLICIES = tuple(p.value for p in ReversalPolicy)
 """``supersede``: a clean reversal of one fact (:mod:`stategraph.text.reversals`) supersedes
 it, and any other is asked about; ``ask``: every reversal is asked about (the old fact and
-what rests on it wait for a person, :mod:`stategraph.reversal`)."""
+what rests on it wait for a person, :mod:`stategraph.reversal`); ``check``: as ``supersede``,
+and with a judge every new fact is checked, turn or not (:meth:`Preparer.reversals`)."""
 
 DEFAULT_REVERSALS = ReversalPolicy.supersede.value
 
@@ -145,7 +146,10 @@ class Preparer:
         match also names the holding facts that share the most evidence with it, whatever the
         reading names (:func:`~stategraph.text.reversals.evidence_matches` with ``wide``):
         possible reversals, for the judge alone (:mod:`stategraph.judge.reversals`). A person
-        is never asked about them, so without an answer they are dropped.
+        is never asked about them, so without an answer they are dropped. Under ``check``, so
+        does a new fact whose reading finds no turn at all, with the facts near the best
+        ("Omar teaches chemistry at Fairfield Academy" against "... at Ridgeway School"; 婆婆不让
+        办寿宴了 against the birthday lunch): a reversal told with no cue the grounder knows.
 
         Returns:
             The change (its assertions turned into supersessions where the policy says so),
@@ -160,13 +164,14 @@ class Preparer:
         from stategraph.text.reversals import evidence_matches, find_matches, loose_together
 
         changing = {*change.retract, *(s.id for s in change.supersede)}
+        checked = judged and policy == ReversalPolicy.check
         superseding: dict[str, State] = {}
         found: list[Reversal] = []
         possible: list[Reversal] = []
         for st in facts:
             year = st.created_at.year if st.created_at is not None else None
             ahead = self.grounded_ahead.get((st.text, year))
-            if ahead is not None and not ahead.turned:
+            if ahead is not None and not ahead.turned and not checked:
                 continue  # grounded ahead, and nothing in it turns: no need to read it here
             grounding = self._ground(st, name)
             matches = find_matches(self.store, st, grounding, self.policy.is_exogenous, changing)
@@ -176,7 +181,7 @@ class Preparer:
                     self.store, st, grounding, self.policy.is_exogenous, evidence, changing
                 )
                 matches = loose_together(found_too, matches)
-                if judged:
+                if judged:  # with a turn, whatever it names; without one, under ``check``
                     named = {m.old for m in matches}
                     possible += [
                         _reversal(st, m.old, False, m.shared, "asked", self._ask(st, m.old))
@@ -187,14 +192,15 @@ class Preparer:
                             self.policy.is_exogenous,
                             evidence,
                             changing,
-                            wide=True,
+                            wide=bool(grounding.turns),
+                            unturned=checked,
                         )
                         if m.old not in named
                     ]
             if not matches:
                 continue
             (first, *more) = matches
-            if policy == "supersede" and first.clean and not more:
+            if policy != ReversalPolicy.ask and first.clean and not more:
                 superseding[first.old] = st
                 changing.add(first.old)
                 found.append(_reversal(st, first.old, True, first.shared, "superseded", ""))

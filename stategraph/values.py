@@ -119,6 +119,10 @@ class ReversalPolicy(enum.StrEnum):
     """Supersede the old fact when the reading is clean; ask otherwise (the default)."""
     ask = "ask"
     """Always ask: the old fact and what rests on it wait for a person, values kept."""
+    check = "check"
+    """As ``supersede``; and, with a judge, every new fact is put to it beside the holding
+    facts it shares the most evidence with, whether or not its reading finds a turn (a judge
+    request for most new facts)."""
 
 
 class Decision(enum.StrEnum):

@@ -21,6 +21,7 @@ from stategraph.text.candidates import Proposer
 __all__ = [
     "JUDGE_ENV",
     "JudgeSystem",
+    "OracleCheckSystem",
     "OracleSystem",
     "StategraphSystem",
     "SystemUnavailable",
@@ -146,6 +147,8 @@ class StategraphSystem:
     """
 
     name = "stategraph"
+    reversals: str | None = None
+    """The memory's reversals policy (None: the default), on the recovered and text tracks."""
 
     def __init__(
         self, factory: Callable[..., Memory] = Memory, candidates: Proposer | None = None
@@ -166,6 +169,8 @@ class StategraphSystem:
         options = memory_options(case)
         if self._candidates is not None and case.track != "declared":
             options["candidates"] = self._candidates
+        if self.reversals is not None and case.track != "declared":
+            options["reversals"] = self.reversals
         mem = load_memory(case, self._factory(**options))
         try:
             for k, step in enumerate(case.history, 1):
@@ -193,6 +198,15 @@ class OracleSystem(StategraphSystem):
     def judge_for(self, case: Case) -> Judge | None:
         """A judge that answers from this case's gold."""
         return GoldJudge(case)
+
+
+class OracleCheckSystem(OracleSystem):
+    """The gold oracle under the ``check`` reversals policy: every new fact is put to the judge
+    beside the holding facts it shares the most with, turn or not (a request for most new
+    facts, which the figures count for the scored change only)."""
+
+    name = "stategraph+oracle+check"
+    reversals = "check"
 
 
 def judge_configured() -> bool:

@@ -16,6 +16,7 @@ from typing import TextIO
 from stategraph.bench.cases import Case
 from stategraph.bench.engine import (
     JudgeSystem,
+    OracleCheckSystem,
     OracleSystem,
     StategraphSystem,
     SystemUnavailable,
@@ -43,6 +44,7 @@ _FACTORIES: dict[str, Callable[[], System]] = {
     "stategraph": StategraphSystem,
     "stategraph+judge": JudgeSystem,
     "stategraph+oracle": OracleSystem,
+    "stategraph+oracle+check": OracleCheckSystem,
 }
 SYSTEM_NAMES = tuple(_FACTORIES)
 """Every system the harness knows, in report order."""
@@ -55,6 +57,7 @@ _ENGINES: dict[str, Callable[[Callable[..., Memory]], System]] = {
     "stategraph": StategraphSystem,
     "stategraph+judge": JudgeSystem,
     "stategraph+oracle": OracleSystem,
+    "stategraph+oracle+check": OracleCheckSystem,
 }
 """The systems that run the engine, by name: built with the memories they run on."""
 

@@ -48,7 +48,7 @@ if TYPE_CHECKING:  # the commands import these when they run: --help stays fast
 
 __all__ = ["EXIT_CODES", "REVERSALS", "main", "render_report"]
 
-REVERSALS = ("supersede", "ask")
+REVERSALS = ("supersede", "ask", "check")
 """The values of ``--reversals``: :class:`stategraph.values.ReversalPolicy`'s, spelt out so that
 ``--help`` imports nothing more (``tests/cli/test_startup.py`` holds the two equal)."""
 

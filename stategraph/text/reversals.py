@@ -323,6 +323,7 @@ def evidence_matches(
     evidence: Callable[[FactReads, State, set[str]], Evidence],
     skip: Iterable[str] = (),
     wide: bool = False,
+    unturned: bool = False,
 ) -> list[Match]:
     """With a turn and no clean match, the holding facts that share the most evidence with the
     new fact: its rare words and grounded arguments, weighed as candidates are
@@ -344,8 +345,11 @@ def evidence_matches(
             below the best: what a judge may be asked about (never a person), where the
             reading found nothing it could ask about ("June broke her wrist, so we've called
             off Tassie" shares a name with the Tasmania trip and names nothing of it).
+        unturned: match though the reading found no turn, the facts near the best whatever
+            they name: what a judge may be asked about under the ``check`` policy, where a
+            reversal is told with no cue the grounder knows.
     """
-    if not found.turns:
+    if not found.turns and not unturned:
         return []
     state = fact.model_copy(update={"atoms": tuple(found.texts)})
     shared = evidence(reads, state, {fact.id, *skip})
@@ -362,7 +366,13 @@ def evidence_matches(
             break
         units = shared.shared[sid]
         on_thing = any(f"a:{t}" in units or f"w:{t}" in units for t in things)
-        if things and not on_thing and not (found.ends and total >= _STRONG) and not wide:
+        if (
+            things
+            and not on_thing
+            and not (found.ends and total >= _STRONG)
+            and not wide
+            and not unturned
+        ):
             continue
         row = reads.state(sid)
         if row is None or not row[1] or row[2] is not TRUE or not is_fact(row[0]):

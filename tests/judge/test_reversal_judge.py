@@ -170,3 +170,57 @@ def test_a_possible_reversal_the_judge_does_not_confirm_is_left_out() -> None:
         report = mem.fact("off", _OFF)
         assert [r.old for r in report.reversals] == ["ride"]  # the visit is not reported
         assert "visit" not in report.needs_confirmation and "visit" in mem.holding()
+
+
+def _school(reversals: str = "check") -> Memory:
+    mem = Memory(rules="all", grounder=GROUNDER, reversals=reversals)
+    mem.fact("school", "Omar teaches chemistry at Ridgeway School")
+    mem.plan("cover", "Arrange cover for Omar's Ridgeway chemistry classes on exam day")
+    mem.fact("wedding", "Omar's sister Lina gets married in Porto on 6 June")
+    return mem
+
+
+_MOVED = "Omar teaches chemistry at Fairfield Academy"
+"""A replacement told with no cue the grounder knows: no negation, no change word."""
+
+
+def test_under_check_a_fact_with_no_turn_is_put_to_the_judge() -> None:
+    """The reading finds no turn in the new job, so without ``check`` the judge is asked only
+    whether the plan still holds beside the new fact (a blocker's question), and the old job
+    holds beside the new one. Under ``check`` the judge is also asked about the fact that
+    shares the most with it (not the wedding, which shares only the name), and what it
+    confirms supersedes that fact in the same revision."""
+    plain = _school("supersede")
+    plain.judge = quiet = Answers({"school", "cover"})
+    report = plain.fact("move", _MOVED)
+    assert report.reversals == () and {q.head.id for q in quiet.asked} == {"cover"}
+    assert {"school", "move"} <= plain.holding()
+    mem = _school()
+    mem.judge = judge = Answers({"school", "cover"})
+    report = mem.fact("move", _MOVED)
+    assert [(r.old, r.outcome, r.decided_by) for r in report.reversals] == [
+        ("school", "superseded", "judge")
+    ]
+    assert report.invalidated == ["cover"]
+    assert judge.asked[0].head.id == "school" and judge.asked[0].premise.id == "move"
+    assert "wedding" not in {q.head.id for q in judge.asked}
+
+
+def test_under_check_what_the_judge_keeps_is_not_reported_and_nothing_shared_asks_nothing() -> None:
+    mem = _school()
+    mem.judge = judge = Answers(set())
+    report = mem.fact("move", _MOVED)
+    assert report.reversals == () and report.needs_confirmation == []
+    assert {"school", "cover", "move"} <= mem.holding()
+    asked = len(judge.asked)
+    report = mem.fact("gym", "The user renewed the climbing gym membership for a year")
+    assert report.reversals == () and len(judge.asked) == asked  # shares nothing: no call
+
+
+def test_check_without_a_judge_is_supersede() -> None:
+    for policy in ("check", "supersede"):
+        mem = _school(policy)
+        report = mem.fact("move", _MOVED)
+        assert report.reversals == () and {"school", "move"} <= mem.holding()
+        off = mem.fact("off", "Omar's sister Lina called off the wedding in Porto")
+        assert [(r.old, r.outcome) for r in off.reversals] == [("wedding", "asked")], policy
