@@ -181,6 +181,11 @@ class EvidenceProposer:
     def config(self) -> dict[str, object]:
         """What the log records of this proposer: every setting, enough to build it again
         for a replay."""
+        return dict(self._config)
+
+    @functools.cached_property
+    def _config(self) -> dict[str, object]:
+        # made once: every revision logs it, and asdict copies each field deeply
         return {
             "name": self.name,
             **asdict(self),
