@@ -9,7 +9,8 @@ the other, so the default is chosen from this table, printed by::
 Each row runs the engine with logic only (no judge) over the text cases (and traces) with one
 setting: ``candidates.v2`` (the best ``k`` by score, every fact while there are few), and
 ``candidates.v3`` (:mod:`stategraph.text.evidence`) at several bars relative to the best
-candidate's evidence, with and without the candidates of derived candidates. Cases nobody
+candidate's evidence, with and without the facts kept for what no better candidate shares
+(``cover``), and with and without the candidates of derived candidates. Cases nobody
 developed against (``blind``) are reported apart from the others, never pooled with them.
 """
 
@@ -30,6 +31,8 @@ __all__ = ["SETTINGS", "Row", "render", "tradeoff"]
 SETTINGS: tuple[tuple[str, Proposer], ...] = (
     ("v2 k=8 (slots)", CandidateProposer()),
     *((f"v3 relative={r}", EvidenceProposer(relative=r)) for r in (0.0, 0.3, 0.5, 0.7)),
+    ("v3 relative=0.5, no cover", EvidenceProposer(cover=None)),
+    ("v3 relative=0.99 (the best), cover", EvidenceProposer(relative=0.99)),
     ("v3 relative=0.5, not inherited", EvidenceProposer(inherit=False)),
     ("v3 relative=0.5, turn=2", EvidenceProposer(turn=2)),
     *(

@@ -280,6 +280,10 @@ class Store(Protocol):
         """Truth values of the stored states among ``ids``."""
         ...
 
+    def kinds(self, ids: Iterable[str]) -> dict[str, str]:
+        """Kinds of the stored states among ``ids``."""
+        ...
+
     def doc_count(self) -> int:
         """How many memories the term index holds."""
         ...
@@ -1113,6 +1117,10 @@ class SQLiteStore:
         """Truth values of the stored states among ``ids``."""
         sql = "SELECT id, truth FROM states WHERE id IN ({})"
         return {r[0]: TRUTH_OF[r[1]] for r in self._select(sql, ids)}
+
+    def kinds(self, ids: Iterable[str]) -> dict[str, str]:
+        """Kinds of the stored states among ``ids``."""
+        return dict(self._select("SELECT id, kind FROM states WHERE id IN ({})", ids))
 
     def heads_citing(self, ids: Iterable[str]) -> set[str]:
         """Stored heads whose justifications cite any of these ids."""

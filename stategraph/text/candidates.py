@@ -61,6 +61,10 @@ class TermIndex(Protocol):
         """Truth values of stored states."""
         ...
 
+    def kinds(self, ids: Iterable[str]) -> dict[str, str]:
+        """Kinds of stored states."""
+        ...
+
     def recent(self, limit: int, kinds: Iterable[str]) -> list[tuple[int, str, int]]:
         """The ``limit`` most recently indexed memories of these kinds, newest first."""
         ...
@@ -521,6 +525,7 @@ def proposer_from_config(config: dict[str, object]) -> Proposer:
             fields["exogenous"] = frozenset(fields["exogenous"])
         # a log written before a fact-less session fell back on its derived memories
         fields["derived"] = tuple(sorted(fields.get("derived", ())))
+        fields.setdefault("cover", None)  # a log written before facts were kept for coverage
         return EvidenceProposer(**fields)
     if name == "scoped":  # stategraph.text.scoped, which imports this module
         from stategraph.text.scoped import ScopedProposer

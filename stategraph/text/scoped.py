@@ -61,6 +61,9 @@ class _ScopedIndex:
     def truths(self, ids: Iterable[str]) -> dict[str, Truth]:
         return self.index.truths(ids)
 
+    def kinds(self, ids: Iterable[str]) -> dict[str, str]:
+        return self.index.kinds(ids)
+
     def recent(self, limit: int, kinds: Iterable[str]) -> list[tuple[int, str, int]]:
         return self._in(self.index.recent(limit * _WIDEN, kinds), limit)
 

@@ -163,6 +163,7 @@ def test_history_lists_every_revision(place: Place) -> None:
             "turn": 8,
             "inherit": True,
             "contemporaries": True,
+            "cover": 0.5,
             "max_terms": 48,
             "postings": 64,
             "exogenous": ["fact"],
