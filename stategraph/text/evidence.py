@@ -22,7 +22,9 @@ towards 0 for what most memories say. A term carried by more than ``max_df_share
 (and more than ``min_df`` memories) is no evidence at all: in an agent's memory of one user in
 one city, the city says nothing about which fact a plan rests on. A memory's evidence is the
 sum; the candidates are the memories that hold and whose evidence is at least ``floor`` and at
-least ``relative`` times the best one's, the best ``k`` of them.
+least ``relative`` times the best one's, the best ``k`` of them, and the facts under that bar
+that each share a rare unit no candidate before them shares (``cover``): a memory resting on
+two facts says a part of each, and the weaker part alone falls under the bar.
 
 **The interaction is evidence too**: the facts written in the same session (``State.session``:
 the MCP session, a LangGraph thread, what the caller names) that hold, newest first, at most
