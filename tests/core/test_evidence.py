@@ -110,3 +110,33 @@ def test_a_store_without_sessions_is_migrated(tmp_path: Path) -> None:
         mem.fact("g", "The user packs for Tokyo", session="s1")
         found = mem.store.in_session("s1", 5, ["fact"])  # type: ignore[attr-defined]
         assert [(seq, sid) for seq, sid, _size in found] == [(2, "g")]
+
+
+def _two_parts(cover: float | None) -> Memory:
+    mem = Memory(candidates=EvidenceProposer(contemporaries=False, cover=cover))
+    mem.fact("board", "Priya presents the quarterly review to the board on 14 March")
+    mem.fact("dev", "Dev Okafor wants to see the draft slides by 7 March")
+    mem.fact("gym", "Priya swims at the Chorlton baths on Mondays")
+    mem.fact("mum", "Priya's mum loves the draft beer at the Old Mill")
+    mem.action("send", "Send Dev the draft board slides by 7 March")
+    return mem
+
+
+def test_a_fact_that_alone_shares_a_rare_part_is_a_candidate_under_the_bar() -> None:
+    """The to-do shares Dev, the slides and the date with Dev's deadline, and only the board
+    with the board meeting: under half the best evidence, so the bar alone drops the meeting,
+    and cancelling it would leave the to-do silent. With ``cover`` the meeting is kept for the
+    part no better candidate shares; the draft beer shares only what Dev's deadline covers
+    already, and the swim nothing."""
+    assert set(proposed(_two_parts(None), "send")) == {"dev"}
+    mem = _two_parts(0.5)
+    assert proposed(mem, "send") == {"dev": "lexical", "board": "lexical"}
+    report = mem.retract("board")
+    assert report.needs_confirmation == ["send"]  # asked, not kept silently
+
+
+def test_a_log_written_before_cover_replays_without_it() -> None:
+    config = EvidenceProposer().config()
+    assert config["cover"] == 0.5
+    del config["cover"]
+    assert proposer_from_config(config) == EvidenceProposer(cover=None)
