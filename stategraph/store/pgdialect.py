@@ -157,6 +157,9 @@ STATEMENTS: dict[str, Statement] = {
     "SELECT id, truth FROM states WHERE id IN ({})": _s(
         "SELECT id, truth FROM states WHERE tenant=%s AND id = ANY(%s)", ids=True
     ),
+    "SELECT id, kind FROM states WHERE id IN ({})": _s(
+        "SELECT id, kind FROM states WHERE tenant=%s AND id = ANY(%s)", ids=True
+    ),
     "SELECT id FROM states WHERE active=1 AND id IN ({}) "
     "AND EXISTS (SELECT 1 FROM justifications WHERE head = states.id)": _s(
         "SELECT s.id FROM states s WHERE s.tenant=%s AND s.active=1 AND s.id = ANY(%s) "
