@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import gc
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -562,11 +563,12 @@ class Memory:
     ) -> tuple[Change, tuple[Reversal, ...], tuple[JudgeCall, ...], JudgeBudget]:
         """The change and reversals once the judge has answered the asked ones and the
         possible ones (:mod:`stategraph.judge.reversals`), its calls, and what is left of the
-        revision's judge budget. A possible reversal is reported only when the judge found it
-        one."""
+        revision's judge budget (its deadline too: the reversals' time is the revision's). A
+        possible reversal is reported only when the judge found it one."""
         budget = self.judge_budget
         if not possible and all(r.outcome != "asked" for r in reversals):
             return change, reversals, (), budget
+        started = time.monotonic()
         judged = judge_reversals(
             judge,
             self.store,
@@ -579,10 +581,14 @@ class Memory:
         found = judged.reversals[: len(reversals)] + tuple(
             r for r in judged.reversals[len(reversals) :] if r.outcome == "superseded"
         )
+        seconds = budget.seconds
+        if seconds is not None:
+            seconds = max(0.0, seconds - (time.monotonic() - started))
         left = dataclasses.replace(
             budget,
             calls=max(0, budget.calls - judged.attempts),
             tokens=max(0, budget.tokens - judged.tokens),
+            seconds=seconds,
         )
         return judged.change, found, judged.calls, left
 

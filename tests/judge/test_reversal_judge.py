@@ -7,12 +7,14 @@ asked, as without a judge. The calls are logged, so an export replays to the sam
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from stategraph import Memory
 from stategraph.audit.export import export, verify_export
 from stategraph.judge.base import JudgeAnswer, JudgeCall, Question, question_key
+from stategraph.judge.settle import JudgeBudget
 
 GROUNDER = "stategraph.rule_grounder.v1"
 
@@ -224,3 +226,34 @@ def test_check_without_a_judge_is_supersede() -> None:
         assert report.reversals == () and {"school", "move"} <= mem.holding()
         off = mem.fact("off", "Omar's sister Lina called off the wedding in Porto")
         assert [(r.old, r.outcome) for r in off.reversals] == [("wedding", "asked")], policy
+
+
+class _Slow(Answers):
+    """Answers, after ``delay`` seconds for a question about one of ``slow``."""
+
+    def __init__(self, gone: set[str], slow: set[str], delay: float) -> None:
+        super().__init__(gone)
+        self.slow, self.delay = slow, delay
+
+    def ask(self, questions: Sequence[Question]) -> list[JudgeCall]:
+        if any(q.head.id in self.slow for q in questions):
+            time.sleep(self.delay)
+        return super().ask(questions)
+
+
+def test_the_reversals_time_counts_against_the_revision_s_deadline() -> None:
+    """The judge took the whole deadline answering the reversal: the sublet, which it would
+    have been asked about next, is left to confirmation, not asked past the deadline."""
+    mem = _internship()
+    mem.judge_budget = JudgeBudget(seconds=0.2)
+    mem.judge = judge = _Slow({"intern", "sublet"}, {"intern"}, 0.3)
+    report = mem.fact("off", "Leo's Fraunhofer internship has been cancelled")
+    assert [(r.old, r.outcome) for r in report.reversals] == [("intern", "superseded")]
+    assert report.needs_confirmation == ["sublet"] and report.invalidated == []
+    assert {q.head.id for q in judge.asked} == {"intern"}
+    fast = _internship()
+    fast.judge_budget = JudgeBudget(seconds=5.0)
+    fast.judge = _Slow({"intern", "sublet"}, {"intern"}, 0.3)
+    assert fast.fact("off", "Leo's Fraunhofer internship has been cancelled").invalidated == [
+        "sublet"
+    ]
