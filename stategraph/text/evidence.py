@@ -275,19 +275,24 @@ class EvidenceProposer:
         least = max(self.floor, self.relative * best)
         chosen = holding_prefix(index, [s for s in ranked if found.total(s) >= least], limit)
         if self.cover is not None:
-            chosen += self._covering(index, found, ranked, chosen, limit)
+            chosen += self._covering(index, found, ranked, chosen, limit, self.cover)
         out = [Candidate(s, found.method(s), found.total(s)) for s in chosen]
         if (self.contemporaries or not out) and not given:
             out += self._interaction(index, state, skip | {c.id for c in out}, limit, not out)
         return out
 
     def _covering(
-        self, index: TermIndex, found: _Evidence, ranked: list[str], chosen: list[str], limit: int
+        self,
+        index: TermIndex,
+        found: _Evidence,
+        ranked: list[str],
+        chosen: list[str],
+        limit: int,
+        floor: float,
     ) -> list[str]:
         """The facts under the bar, most evidence first, that each share a unit at least
-        ``cover`` specific which no candidate before them shares (see ``cover``). At most
+        ``floor`` specific which no candidate before them shares (see ``cover``). At most
         ``limit`` memories under the bar are read, so the cost stays that of the ranking."""
-        floor = self.cover if self.cover is not None else math.inf
         covered = {u for s in chosen for u in found.shared[s]}
         fresh: list[tuple[str, set[str]]] = []
         for s in ranked:
