@@ -5,21 +5,26 @@ on PostgreSQL), over the query's words and the arguments of the atoms it grounds
 returned is graded by the truth maintenance, never by the ranking:
 
 - ``holds``: the memory holds now;
+- ``rests_on_doubt``: it holds, but every support it has passes through a memory in doubt
+  (:mod:`stategraph.review.waiting`): a plan derived from a belief a change put in question
+  waits for the belief to be settled, and is asked about then;
 - ``needs_confirmation``: a revision flagged it and no person has settled it yet
   (:mod:`stategraph.store.review_queue`);
 - ``undefined``: its value is undecided;
 - ``invalidated``: it does not hold (retracted, superseded, or its support is gone); only
   returned when asked for, with its :meth:`why_not <stategraph.memory.Memory.why_not>`.
 
-A memory in doubt (the middle two) always carries ``ask_first``: the question to put to the
-user before relying on it, in the memory's language, naming what changed since it was
-written. Settle the answer with :meth:`Memory.confirm <stategraph.memory.Memory.confirm>` or
+A memory in doubt or resting on one (the middle three) always carries ``ask_first``: the
+question to put to the user before relying on it, in the memory's language, naming what
+changed since it was written; for one that rests on doubt, the question about the memory in
+doubt it rests on, which settles both. Settle the answer with
+:meth:`Memory.confirm <stategraph.memory.Memory.confirm>` or
 :meth:`Memory.reject <stategraph.memory.Memory.reject>`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
@@ -27,9 +32,9 @@ from pydantic import BaseModel, ConfigDict
 from stategraph.engine.explain import WhyNot
 from stategraph.errors import InvalidInputError, StategraphError
 from stategraph.grounding.terms import argument_terms
-from stategraph.model import Entry, Truth, check_text
-from stategraph.review.questions import ask_first, basis_in_doubt
-from stategraph.store import review_queue
+from stategraph.model import Entry, State, Truth, check_text
+from stategraph.review.questions import ask_first, ask_first_waiting, basis_in_doubt
+from stategraph.review.waiting import doubt_reader, flag_of, waits_on
 from stategraph.store.asof import PastStore
 from stategraph.store.sqlite import Store
 from stategraph.text import fulltext
@@ -65,6 +70,7 @@ __all__ = [
     "Status",
     "ask_first",
     "basis_in_doubt",
+    "grade",
     "recall",
 ]
 
@@ -78,7 +84,7 @@ MAX_K = 1000
 MAX_QUERY_CHARS = 4000
 """The longest query (characters); a longer one is refused, never cut."""
 
-Status = Literal["holds", "needs_confirmation", "undefined", "invalidated"]
+Status = Literal["holds", "rests_on_doubt", "needs_confirmation", "undefined", "invalidated"]
 
 
 class Recalled(BaseModel):
@@ -88,11 +94,13 @@ class Recalled(BaseModel):
         id: the memory.
         kind: its kind.
         text: its text.
-        status: ``holds``, ``needs_confirmation``, ``undefined`` or ``invalidated``.
+        status: ``holds``, ``rests_on_doubt``, ``needs_confirmation``, ``undefined`` or
+            ``invalidated``.
         score: the full-text rank (higher is a better match; comparable within one recall);
             with an embedding rerank, the cosine similarity of the memory to the query.
         reason: why it was returned and what its status rests on, in a sentence.
-        ask_first: for a memory in doubt, the question to ask the user before relying on it.
+        ask_first: for a memory in doubt or resting on one, the question to ask the user before
+            relying on it.
         why_not: for an invalidated memory, why it does not hold.
     """
 
@@ -207,6 +215,8 @@ def recall(
     fulltext.backfill(store if then is None else then.present)
     toks = query_tokens(mem, query)
     depth = k if embedder is None else min(max(k, RERANK_DEPTH), MAX_K)
+    if not include_doubtful:  # what rests on doubt is known only once graded: read more
+        depth = min(2 * depth, MAX_K)
     if then is None:
         hits = fulltext.search(
             store,
@@ -232,54 +242,69 @@ def recall(
         hits, warning = rerank(store, embedder, query, hits, texts)
         reranked = "" if warning else f"; reranked by embedding similarity ({embedder.model})"
     out: list[Recalled] = []
-    for sid, score in hits[:k]:
+    in_doubt = doubt_reader(store)
+    for sid, score in hits:
+        if len(out) == k:
+            break
         found = states[sid]
         assert found is not None
         st, active, truth = found
-        flag = then.flag(sid) if then is not None else review_queue.flag(store.conn, sid)  # type: ignore[union-attr]
+        status, ask, said = grade(mem, st, active, truth, in_doubt, prefix=id_prefix)
+        if status == "rests_on_doubt" and not include_doubtful:
+            continue
         matched = fulltext.matched(toks, st.text, st.atoms)
         on = f"matched {', '.join(matched[:8])}" if matched else "matched the query"
         on += reranked if warning is None else f"; {warning}"
-        if flag is not None or (active and truth is Truth.undefined):
-            status: Status = "needs_confirmation" if flag is not None else "undefined"
-            entry = flag[2] if flag is not None else None
-            ask = ask_first(mem, st, entry, prefix=id_prefix)
-            out.append(
-                Recalled(
-                    id=sid,
-                    kind=st.kind,
-                    text=st.text,
-                    status=status,
-                    score=score,
-                    reason=f"{on}; in doubt ({_cause(entry, status)}): ask before relying on it",
-                    ask_first=ask,
-                )
+        out.append(
+            Recalled(
+                id=sid,
+                kind=st.kind,
+                text=st.text,
+                status=status,
+                score=score,
+                reason=f"{on}; {said}",
+                ask_first=ask,
+                why_not=mem.why_not(sid) if status == "invalidated" else None,
             )
-        elif active and truth is Truth.true:
-            out.append(
-                Recalled(
-                    id=sid,
-                    kind=st.kind,
-                    text=st.text,
-                    status="holds",
-                    score=score,
-                    reason=f"{on}; holds",
-                )
-            )
-        else:
-            gone = "retracted or superseded" if not active else "its support is gone"
-            out.append(
-                Recalled(
-                    id=sid,
-                    kind=st.kind,
-                    text=st.text,
-                    status="invalidated",
-                    score=score,
-                    reason=f"{on}; does not hold ({gone})",
-                    why_not=mem.why_not(sid),
-                )
-            )
+        )
     return out
+
+
+def grade(
+    mem: Memory,
+    st: State,
+    active: bool,
+    truth: Truth,
+    in_doubt: Callable[[str], bool],
+    *,
+    prefix: str | None = None,
+) -> tuple[Status, str | None, str]:
+    """A memory's status, the question to ask before relying on it (None when it holds or
+    is gone) and what the status rests on, in words: one grading for every surface that
+    returns memories (recall, the LangGraph store).
+
+    Args:
+        mem: the memory (a past one for a recall as of a revision).
+        st: the memory graded.
+        active: whether it is active (not retracted or superseded).
+        truth: its value.
+        in_doubt: whether a memory is in doubt (:func:`~stategraph.review.waiting.doubt_reader`).
+        prefix: the reader's namespace: only memories whose id starts with it are quoted.
+    """
+    flag = flag_of(mem.store, st.id)
+    if flag is not None or (active and truth is Truth.undefined):
+        status: Status = "needs_confirmation" if flag is not None else "undefined"
+        entry = flag[2] if flag is not None else None
+        said = f"in doubt ({_cause(entry, status)}): ask before relying on it"
+        return status, ask_first(mem, st, entry, prefix=prefix), said
+    if active and truth is Truth.true:
+        waits = waits_on(mem.store, st.id, in_doubt)
+        if not waits:
+            return "holds", None, "holds"
+        said = f"holds, but rests on {waits[0]}, which is in doubt: ask about it first"
+        return "rests_on_doubt", ask_first_waiting(mem, st, waits, prefix=prefix), said
+    gone = "retracted or superseded" if not active else "its support is gone"
+    return "invalidated", None, f"does not hold ({gone})"
 
 
 def _past_hits(

@@ -15,7 +15,7 @@ from stategraph.errors import InvalidInputError
 
 __all__ = ["OPERATORS", "STATUSES", "Filter", "namespace_matches"]
 
-STATUSES = ("holds", "needs_confirmation", "undefined", "invalidated")
+STATUSES = ("holds", "rests_on_doubt", "needs_confirmation", "undefined", "invalidated")
 """The ``status`` a returned value carries (:class:`stategraph.recall.Recalled`)."""
 
 OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")
@@ -51,7 +51,7 @@ class Filter:
             if unknown:
                 raise invalid("filter.status", f"{sorted(unknown)[0]!r}: one of {STATUSES}")
         self.invalidated = "invalidated" in statuses and "status" in self.spec
-        self.doubtful = bool(statuses & {"needs_confirmation", "undefined"})
+        self.doubtful = bool(statuses & {"rests_on_doubt", "needs_confirmation", "undefined"})
         self.kinds: list[str] | None = None
         kind = self.spec.get("kind")
         if isinstance(kind, str):

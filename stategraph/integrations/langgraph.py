@@ -60,9 +60,9 @@ from stategraph.integrations.ids import namespace_prefix, parse_id, state_id
 from stategraph.memory import Memory, written
 from stategraph.model import Change, Justification, Origin, Report, State, Supersession, Truth
 from stategraph.nodes import is_internal
-from stategraph.recall import MAX_K, Recalled, ask_first, recall
+from stategraph.recall import MAX_K, Recalled, grade, recall
+from stategraph.review.waiting import doubt_reader
 from stategraph.shapes import AllOf, read_because, validated
-from stategraph.store import review_queue
 from stategraph.text.scoped import ScopedProposer
 
 try:
@@ -555,19 +555,13 @@ def _same(mem: Memory, old: State, new: State, justs: Sequence[Justification]) -
 def _grade(
     mem: Memory, st: State, active: bool, truth: Truth, scope: int | None = 0
 ) -> tuple[str, str | None]:
-    """A memory's status and, in doubt, its ``ask_first`` (as :mod:`stategraph.recall`
-    grades a hit), which quotes nothing outside the memory's scope: its namespace, or the
-    first ``scope`` labels of it that the store declared one user's."""
-    flag = review_queue.flag(mem.store.conn, st.id)  # type: ignore[attr-defined]
+    """A memory's status and, in doubt or resting on doubt, its ``ask_first``
+    (:func:`stategraph.recall.grade`), which quotes nothing outside the memory's scope: its
+    namespace, or the first ``scope`` labels of it that the store declared one user's."""
     labels = st.id.split("/")[:-1]
     prefix = "".join(f"{label}/" for label in (labels[:scope] if scope else labels)) or None
-    if flag is not None:
-        return "needs_confirmation", ask_first(mem, st, flag[2], prefix=prefix)
-    if active and truth is Truth.undefined:
-        return "undefined", ask_first(mem, st, None, prefix=prefix)
-    if active and truth is Truth.true:
-        return "holds", None
-    return "invalidated", None
+    status, ask, _ = grade(mem, st, active, truth, doubt_reader(mem.store), prefix=prefix)
+    return status, ask
 
 
 def _item(

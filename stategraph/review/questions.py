@@ -22,6 +22,7 @@ from typing import Protocol
 
 from stategraph.engine.graph import SupportGraph
 from stategraph.model import Entry, Reason, State, Truth
+from stategraph.review.waiting import flag_of
 from stategraph.store.asof import PastStore
 from stategraph.store.sqlite import Store
 from stategraph.text.reversals import question
@@ -31,6 +32,7 @@ __all__ = [
     "MAX_QUOTED",
     "ReviewGroup",
     "ask_first",
+    "ask_first_waiting",
     "basis_in_doubt",
     "review_groups",
 ]
@@ -154,6 +156,39 @@ def ask_first(
         return f"之前：“{before}”。此后：{'；'.join(since) or '情况有变'}。“{text}”还成立吗？"
     changes = "; ".join(since) or "something it rests on changed"
     return f'Earlier: "{before}". Since then {changes}. Does "{text}" still hold?'
+
+
+def ask_first_waiting(
+    mem: _Reads, st: State, waits: list[str], *, prefix: str | None = None
+) -> str:
+    """The question to ask before relying on a memory that holds but rests on memories in
+    doubt (:func:`stategraph.review.waiting.waits_on`): the question about the nearest of
+    them, which settles both. Rejecting that memory puts this one in question; confirming it
+    leaves this one holding, with nothing more to ask.
+
+    Args:
+        mem: the memory (its store; a past one for a recall as of a revision).
+        st: the memory that rests on doubt.
+        waits: what it waits on, nearest first (never empty).
+        prefix: the reader's namespace: only memories whose id starts with it are quoted.
+    """
+    first = waits[0]
+    found = mem.store.state(first)
+    zh = _zh(st.text)
+    text = _quote(st.text)
+    if found is None or (prefix and not first.startswith(prefix)):
+        if zh:
+            return f"“{text}”所依据的一条本命名空间之外的记忆尚待确认；请先确认它。"
+        return (
+            f'"{text}" rests on a memory outside this namespace that is in doubt; '
+            "settle that one first."
+        )
+    flag = flag_of(mem.store, first)
+    inner = ask_first(mem, found[0], flag[2] if flag is not None else None, prefix=prefix)
+    basis = _quote(found[0].text or first)
+    if zh:
+        return f"“{text}”所依据的“{basis}”尚待确认。先问：{inner}"
+    return f'"{text}" rests on "{basis}", which is in doubt. First: {inner}'
 
 
 def _what_became(

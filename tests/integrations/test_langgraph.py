@@ -175,6 +175,22 @@ def test_delete_retracts_and_cascades_and_a_later_put_starts_a_new_version(
     assert store.get(U1, "f") is None
 
 
+def test_a_plan_resting_on_a_belief_in_doubt_comes_back_resting_on_doubt(tmp_path: Path) -> None:
+    store = StategraphStore(Memory(tmp_path / "m.db"))
+    store.put(U1, "f", {"text": "The user flies to Tokyo on 2027-04-10"})
+    store.put(U1, "b", {"text": "The user needs a Japanese visa", "kind": "belief", "context": "f"})
+    store.put(
+        U1, "d", {"text": "Apply for the visa at the consulate", "kind": "plan", "context": "b"}
+    )
+    store.delete(U1, "f")
+    assert store.get(U1, "b").value["status"] == "needs_confirmation"  # type: ignore[union-attr]
+    d = store.get(U1, "d")
+    assert d is not None and d.value["status"] == "rests_on_doubt"
+    assert "Japanese visa" in d.value["ask_first"]
+    waiting = store.search(U1, filter={"status": "rests_on_doubt"})
+    assert [i.key for i in waiting] == ["d"]
+
+
 def test_premises_in_another_namespace_and_unknown_premises(tmp_path: Path) -> None:
     store = StategraphStore(Memory(tmp_path / "m.db"))
     store.put(("profile", "u1"), "city", {"text": "The user lives in Lyon"})

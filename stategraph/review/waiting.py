@@ -1,0 +1,112 @@
+"""What a memory that holds waits on: the memories in doubt its support passes through.
+
+A doubt does not travel through a candidate that is itself only in doubt
+(``docs/revision.md``): a plan guessed to rest on a belief that a change put in question keeps
+its value, and is asked about once the belief is settled (a person rejects it, or a judge says
+it no longer holds). Keeping its value is right for the logic and wrong for a reader: until
+the belief is settled, the plan cannot be relied on either. So a reader is told what it waits
+on, and asks about that first: one question about the belief, not one about each memory
+derived from it. Recall reports such a memory as ``rests_on_doubt``
+(:mod:`stategraph.recall`), and the benchmark counts it apart from the memories kept
+silently (:mod:`stategraph.bench.metrics`).
+
+A memory waits when every support that holds passes through a memory in doubt: a premise
+(a candidate, or a premise known to be needed) that is in the review queue or undefined, or
+one that waits itself. A premise a check found independent is no support, and a support
+with one premise that no longer holds is no support either. The walk reads a few rows a
+step, at most :data:`MAX_DEPTH` steps up and :data:`MAX_READ` memories in all; what lies
+beyond is taken as firm, as the depth bound of a revision is
+(``Memory(max_depth=...)``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+from stategraph.model import Justification, Truth
+from stategraph.store import review_queue
+from stategraph.store.asof import PastStore
+from stategraph.store.sqlite import Store
+from stategraph.values import EdgeCheck
+
+__all__ = ["MAX_DEPTH", "MAX_READ", "doubt_reader", "flag_of", "waits_on"]
+
+MAX_DEPTH = 8
+"""The most steps up a memory's supports the walk takes."""
+
+MAX_READ = 256
+"""The most memories one walk reads."""
+
+
+def _premises(j: Justification) -> tuple[str, ...]:
+    """The premises a support needs: all, less those a check found independent."""
+    return tuple(p for p in j.premises if j.checked.get(p) is not EdgeCheck.independent)
+
+
+def waits_on(store: Store | PastStore, state_id: str, in_doubt: Callable[[str], bool]) -> list[str]:
+    """The memories in doubt that a memory's every holding support passes through, nearest
+    first, or ``[]`` when one support rests on nothing in doubt (a fact, a declared premise
+    that holds, a candidate that holds firmly).
+
+    Args:
+        store: the store (or the past's reads, for a recall as of a revision).
+        state_id: a memory that holds and is not itself in doubt.
+        in_doubt: whether a memory is in doubt (in the review queue, or undefined).
+    """
+    memo: dict[str, list[str]] = {}
+    read = 0
+
+    def truth(sid: str) -> Truth | None:
+        nonlocal read
+        read += 1
+        found = store.state(sid)
+        return found[2] if found is not None and found[1] else None
+
+    def walk(sid: str, depth: int, path: frozenset[str]) -> list[str]:
+        if sid in memo:
+            return memo[sid]
+        if depth == 0 or sid in path or read >= MAX_READ:
+            return []  # beyond the bound, or a cycle: taken as firm
+        doubts: list[str] = []
+        for j in store.justifications(sid):
+            if any(truth(u) is Truth.true for u in j.unless):
+                continue
+            these: list[str] = []
+            for p in _premises(j):
+                if in_doubt(p):
+                    these.append(p)
+                elif truth(p) is Truth.true:
+                    these += walk(p, depth - 1, path | {sid})
+                else:
+                    break  # this support does not hold
+            else:
+                if not these:
+                    memo[sid] = []
+                    return []
+                doubts += these
+        memo[sid] = list(dict.fromkeys(doubts))
+        return memo[sid]
+
+    return [d for d in walk(state_id, MAX_DEPTH, frozenset()) if d != state_id]
+
+
+def flag_of(store: Store | PastStore, state_id: str) -> review_queue.Flag | None:
+    """A memory's place in the review queue (as of the past's revision, for a past store)."""
+    if isinstance(store, PastStore):
+        return store.flag(state_id)
+    return review_queue.flag(store.conn, state_id)  # type: ignore[attr-defined]
+
+
+def doubt_reader(store: Store | PastStore) -> Callable[[str], bool]:
+    """Whether a memory is in doubt (in the review queue, or active and undefined), each
+    memory read once: one reader serves a whole recall."""
+
+    @functools.cache
+    def in_doubt(state_id: str) -> bool:
+        if flag_of(store, state_id) is not None:
+            return True
+        found = store.state(state_id)
+        return found is not None and found[1] and found[2] is Truth.undefined
+
+    return in_doubt

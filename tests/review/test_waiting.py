@@ -1,0 +1,90 @@
+"""A memory that holds only through a memory in doubt is never returned as ``holds``: it
+rests on doubt, and the question to ask first is the one about what it rests on
+(stategraph.review.waiting)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from stategraph import Change, Justification, Memory, Truth
+from stategraph.review.waiting import doubt_reader, waits_on
+
+
+def _chain(mem: Memory) -> Memory:
+    """F, a belief B resting on F as a candidate, a plan D resting on B as a candidate, an
+    action A resting on D, and an unrelated fact G with a plan H on it."""
+    mem.fact("F", "The user flies to Tokyo on 2027-04-10")
+    mem.belief("B", "The user needs a Japanese visa", context=["F"])
+    mem.plan("D", "Apply for the visa at the consulate", context=["B"])
+    mem.plan("A", "Print the consulate's form", context=["D"])
+    mem.fact("G", "The user rents a flat in Xuhui")
+    mem.plan("H", "Pay the rent on the 5th", context=["G"])
+    return mem
+
+
+def _waits(mem: Memory, sid: str) -> list[str]:
+    return waits_on(mem.store, sid, doubt_reader(mem.store))
+
+
+def test_what_holds_through_a_memory_in_doubt_waits_on_it() -> None:
+    mem = _chain(Memory(candidates=None))
+    mem.retract("F")
+    assert mem.truth("D") is Truth.true  # a doubt does not travel through a candidate
+    assert _waits(mem, "D") == ["B"]
+    assert _waits(mem, "A") == ["B"]  # through D, which holds
+    assert _waits(mem, "H") == [] and _waits(mem, "G") == []
+
+
+def test_a_support_that_needs_nothing_in_doubt_is_enough() -> None:
+    mem = _chain(Memory(candidates=None))
+    mem.fact("V", "The user already has a visa appointment")
+    mem.revise(Change(add_justifications=(Justification(head="D", premises=("V",)),)))
+    mem.retract("F")
+    assert _waits(mem, "D") == [] and _waits(mem, "A") == []
+
+
+def test_once_settled_nothing_waits() -> None:
+    mem = _chain(Memory(candidates=None))
+    mem.retract("F")
+    mem.confirm("B", by="ana")
+    assert _waits(mem, "D") == []
+    mem2 = _chain(Memory(candidates=None))
+    mem2.retract("F")
+    report = mem2.reject("B", by="ana")
+    assert report.needs_confirmation == ["D"]  # now D itself is asked about
+    assert _waits(mem2, "A") == ["D"]
+
+
+def test_recall_says_rests_on_doubt_and_asks_about_the_basis(tmp_path: Path) -> None:
+    with _chain(Memory(tmp_path / "m.db", candidates=None)) as mem:
+        mem.retract("F")
+        (hit,) = mem.recall("consulate form", k=1)
+        assert hit.id == "A" and hit.status == "rests_on_doubt"
+        assert hit.ask_first is not None
+        assert hit.ask_first.startswith('"Print the consulate\'s form" rests on "The user needs')
+        assert 'Does "The user needs a Japanese visa" still hold?' in hit.ask_first
+        assert "B, which is in doubt" in hit.reason
+        ids = {r.id for r in mem.recall("visa consulate form", k=10, include_doubtful=False)}
+        assert ids.isdisjoint({"A", "B", "D"})
+        (rent,) = mem.recall("rent", k=1)
+        assert rent.status == "holds" and rent.ask_first is None
+
+
+def test_recall_asks_in_the_memory_s_language() -> None:
+    mem = Memory(candidates=None)
+    mem.fact("F", "我们4月10日飞东京")
+    mem.belief("B", "需要办日本签证", context=["F"])
+    mem.plan("D", "去领事馆递交签证材料", context=["B"])
+    mem.retract("F")
+    (hit,) = [r for r in mem.recall("领事馆 签证材料", k=5) if r.id == "D"]
+    assert hit.status == "rests_on_doubt"
+    assert hit.ask_first is not None and hit.ask_first.startswith("“去领事馆递交签证材料”所依据的")
+
+
+def test_recall_as_of_a_revision_grades_as_it_was(tmp_path: Path) -> None:
+    with _chain(Memory(tmp_path / "m.db", candidates=None)) as mem:
+        before = mem.history()[-1].seq
+        mem.retract("F")
+        (now,) = mem.recall("consulate form", k=1)
+        (then,) = mem.as_of(before).recall("consulate form", k=1)
+        assert now.status == "rests_on_doubt" and then.status == "holds"
