@@ -165,7 +165,7 @@ def render_table(result: BenchResult) -> str:
     ]
     if groups:
         head = ["system", "group", "changes", "F1", "silent", "silent%", "collat"]
-        head += ["unneed/ch", "qprec", "calls/ch"]
+        head += ["unneed/ch", "qprec", "wait(gold/keep)", "calls/ch"]
         lines += ["", *_columns([head, *groups])]
     note = f"{len(result.scored_cases)} cases scored"
     if result.dev_cases:
@@ -213,5 +213,6 @@ def _group_row(g: GroupScore) -> list[str]:
         str(g.collateral),
         f"{g.unneeded_per_change:.2f}",
         f"{100 * g.question_precision:.0f}%",
+        f"{g.waiting_needed}/{g.waiting_kept}",
         f"{g.judge_calls_per_change:.2f}",
     ]

@@ -16,6 +16,7 @@ from stategraph.bench.cases import Case, CaseMemory, CaseStep, Support
 from stategraph.bench.gold_judge import GoldJudge
 from stategraph.bench.systems import Prediction
 from stategraph.judge.base import Judge
+from stategraph.review.waiting import doubt_reader, waits_on
 from stategraph.text.candidates import Proposer
 
 __all__ = [
@@ -116,12 +117,24 @@ def prediction_from(
         for c in report.changed
         if c.action in ("superseded", "retracted") and c.id not in acted
     }
+    flagged = frozenset(report.needs_confirmation)
     return Prediction(
         invalidated=frozenset(report.invalidated) | removed,
-        flagged=frozenset(report.needs_confirmation),
+        flagged=flagged,
         consequences=dict(report.consequences),
         restored=frozenset(report.restored),
+        waiting=frozenset() if memory is None else _waiting(memory, flagged | acted),
         stats=stats,
+    )
+
+
+def _waiting(memory: Memory, skip: frozenset[str] | set[str]) -> frozenset[str]:
+    """The memories that hold but rest on doubt after the change, as recall grades them."""
+    in_doubt = doubt_reader(memory.store)
+    return frozenset(
+        sid
+        for sid in memory.holding()
+        if sid not in skip and not in_doubt(sid) and waits_on(memory.store, sid, in_doubt)
     )
 
 

@@ -18,6 +18,12 @@ memory or leaves it to confirmation, and *unneeded* when the memory must stay. T
 in tension and reported side by side, overall and per group (track and batch): silent misses
 (gold positives neither invalidated nor flagged) and unneeded questions per change, with the
 question precision (the share of flags that are needed).
+
+A memory that still holds but rests only on what is in doubt (a prediction's ``waiting``:
+recall grades it ``rests_on_doubt`` and asks about what it rests on first) is neither: it is
+not kept silently, and no question is asked about it until what it rests on is settled. Such
+memories are counted apart, those the gold invalidates (``waiting_needed``) and those that
+must stay (``waiting_kept``), so that a reader sees what waits as well as what is asked.
 """
 
 from __future__ import annotations
@@ -126,6 +132,10 @@ class GroupScore(_Questions):
     """Flags on memories the gold invalidates or leaves to confirmation."""
     unneeded: int = 0
     """Flags on memories that must stay: questions nobody needed."""
+    waiting_needed: int = 0
+    """Gold invalidations that rest on doubt: asked about once what they rest on is settled."""
+    waiting_kept: int = 0
+    """Memories that must stay and rest on doubt (a reader asks about their basis first)."""
     judge_calls: int = 0
 
     def add(self, case: Case, pred: Prediction) -> None:
@@ -135,10 +145,13 @@ class GroupScore(_Questions):
         got = set(pred.invalidated) - unscored
         flagged = set(pred.flagged) - unscored
         needed = flagged & (gold | set(case.expect.needs_confirmation))
+        waiting = set(pred.waiting) - unscored - got - flagged
         self.counts.add(len(gold & got), len(got - gold), len(gold - got))
         self.cases += 1
         self.gold += len(gold)
-        self.silent += len(gold - got - flagged)
+        self.silent += len(gold - got - flagged - waiting)
+        self.waiting_needed += len(waiting & gold)
+        self.waiting_kept += len(waiting - gold - set(case.expect.needs_confirmation))
         self.collateral += len(got & set(case.expect.kept))
         self.needed += len(needed)
         self.unneeded += len(flagged - needed)
@@ -167,6 +180,8 @@ class GroupScore(_Questions):
             "flags_unneeded": self.unneeded,
             "unneeded_per_change": round(self.unneeded_per_change, 4),
             "question_precision": round(self.question_precision, 4),
+            "waiting_needed": self.waiting_needed,
+            "waiting_kept": self.waiting_kept,
             "judge_calls_per_change": round(self.judge_calls_per_change, 4),
         }
 
@@ -202,8 +217,13 @@ class SystemScore(_Questions):
     flagged_correct: int = 0
     """Flagged states the gold also leaves to confirmation."""
     silent: int = 0
-    """Gold positives neither invalidated nor flagged: left standing with no word said."""
+    """Gold positives neither invalidated, flagged nor waiting: left standing with no word
+    said."""
     silent_by_track: dict[str, int] = field(default_factory=dict)
+    waiting_needed: int = 0
+    """Gold positives that rest on doubt (asked about once what they rest on is settled)."""
+    waiting_kept: int = 0
+    """States that must stay and rest on doubt."""
     flagged_kept: int = 0
     """Gold-kept states flagged for confirmation (a hard negative a person must look at)."""
     needed: int = 0
@@ -265,6 +285,8 @@ class SystemScore(_Questions):
             "flagged_correct": self.flagged_correct,
             "silent_misses": self.silent,
             "silent_by_track": dict(sorted(self.silent_by_track.items())),
+            "waiting_needed": self.waiting_needed,
+            "waiting_kept": self.waiting_kept,
             "flagged_hard_negatives": self.flagged_kept,
             "flags_needed": self.needed,
             "flags_unneeded": self.unneeded,
@@ -305,8 +327,12 @@ def _add_case(s: SystemScore, case: Case, pred: Prediction) -> None:
     flagged = set(pred.flagged) - changed
     s.flagged += len(flagged)
     s.flagged_correct += len(flagged & set(case.expect.needs_confirmation))
-    s.silent += len(fn - flagged)
-    s.silent_by_track[case.track] = s.silent_by_track.get(case.track, 0) + len(fn - flagged)
+    waiting = set(pred.waiting) - changed - got - flagged
+    silent = len(fn - flagged - waiting)
+    s.silent += silent
+    s.silent_by_track[case.track] = s.silent_by_track.get(case.track, 0) + silent
+    s.waiting_needed += len(waiting & gold)
+    s.waiting_kept += len(waiting - gold - set(case.expect.needs_confirmation))
     s.flagged_kept += len(flagged & set(case.expect.kept))
     needed = flagged & (gold | set(case.expect.needs_confirmation))
     s.needed += len(needed)

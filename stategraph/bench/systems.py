@@ -35,6 +35,10 @@ class Prediction:
         flagged: states it defers to a human (``needs_confirmation``); never scored as invalid.
         consequences: ``{action id: "cancel" | "review"}``.
         restored: states it says hold again (only systems that reason about ``unless`` say so).
+        waiting: states that still hold but rest only on what is in doubt, so that a reader is
+            asked about that first (stategraph's ``rests_on_doubt``,
+            :mod:`stategraph.review.waiting`): neither kept silently nor asked about
+            themselves.
         error: set when the system failed on this case (the prediction is then empty).
         stats: what it cost, for systems that report it (stategraph): ``judge_calls``
             (requests sent to the judge for the change, retries included; one request may
@@ -49,6 +53,7 @@ class Prediction:
     flagged: frozenset[str] = frozenset()
     consequences: dict[str, str] = field(default_factory=dict)
     restored: frozenset[str] = frozenset()
+    waiting: frozenset[str] = frozenset()
     error: str | None = None
     stats: Mapping[str, int] = field(default_factory=dict)
 

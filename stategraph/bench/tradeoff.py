@@ -33,7 +33,7 @@ SETTINGS: tuple[tuple[str, Proposer], ...] = (
     *((f"v3 relative={r}", EvidenceProposer(relative=r)) for r in (0.0, 0.3, 0.5, 0.7)),
     ("v3 relative=0.5, no cover", EvidenceProposer(cover=None)),
     ("v3 relative=0.99 (the best), cover", EvidenceProposer(relative=0.99)),
-    ("v3 relative=0.5, not inherited", EvidenceProposer(inherit=False)),
+    ("v3 relative=0.5, inherited", EvidenceProposer(inherit=True)),
     ("v3 relative=0.5, turn=2", EvidenceProposer(turn=2)),
     *(
         (
@@ -76,7 +76,7 @@ def tradeoff(
 
 def render(rows: Sequence[Row]) -> str:
     """The table: per setting, silent misses and unneeded questions, seen and blind apart."""
-    head = ["setting", "changes", "silent", "silent%", "unneed/ch", "qprec", "collat"]
+    head = ["setting", "changes", "silent", "silent%", "unneed/ch", "qprec", "wait", "collat"]
     lines = [head[:1] + [f"{h}" for h in head[1:]] + [f"blind {h}" for h in head[1:]]]
     for r in rows:
         cells = [r.setting]
@@ -87,6 +87,7 @@ def render(rows: Sequence[Row]) -> str:
                 f"{100 * g.silent_share:.1f}",
                 f"{g.unneeded_per_change:.2f}",
                 f"{100 * g.question_precision:.0f}%",
+                f"{g.waiting_needed}/{g.waiting_kept}",
                 str(g.collateral),
             ]
         lines.append(cells)

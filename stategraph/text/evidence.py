@@ -32,10 +32,13 @@ the MCP session, a LangGraph thread, what the caller names) that hold, newest fi
 just before it. They are candidates beside those with evidence (``contemporaries``; without
 it, only when nothing has evidence). Never every fact in the store.
 
-**Through a derived candidate**, with ``inherit``: a candidate that is itself derived from
-candidates brings its own open candidates along. A doubt does not travel through a candidate
-that is only in doubt (``docs/revision.md``), so a plan whose only evidence is the belief it
-was derived from would otherwise stay silent when the fact under that belief goes.
+**Through a derived candidate**, with ``inherit`` (off by default): a candidate that is itself
+derived from candidates brings its own open candidates along. A doubt does not travel through
+a candidate that is only in doubt (``docs/revision.md``): a plan whose only evidence is the
+belief it was derived from keeps its value when the fact under that belief goes, and waits
+for the belief to be settled (recall grades it ``rests_on_doubt``:
+:mod:`stategraph.review.waiting`). Inherited, it was asked about beside the belief, and most
+such questions were not needed.
 
 Everything is read through the store's indexes: the term index's postings (at most
 ``postings`` a term, for the ``max_terms`` rarest terms), the session index, the latest
@@ -151,7 +154,12 @@ class EvidenceProposer:
         min_df: a store of a few memories never treats a term as common below this.
         turn: with no evidence and no session, the facts among this many memories written
             last are the candidates.
-        inherit: a derived candidate brings its own open candidates along.
+        inherit: a derived candidate brings its own open candidates along. Off by default:
+            what rests on a derived memory in doubt is not asked about, it waits
+            (:mod:`stategraph.review.waiting`; recall grades it ``rests_on_doubt`` and asks
+            about the memory in doubt first), and is asked about once that memory is rejected.
+            Inherited, each was asked about beside it: on the blind traces 109 of 148 such
+            questions were not needed (``stategraph bench --tradeoff``).
         contemporaries: the facts of the session or turn are candidates beside those with
             evidence, not only when none has any. The default, chosen from ``stategraph bench
             --tradeoff``: without them, a fact that shares no word with what was derived
@@ -169,8 +177,9 @@ class EvidenceProposer:
         postings: memories read per term (newest first).
         exogenous: the kinds counted as facts (the exogenous kinds of the memory's policy).
         derived: the kinds whose own candidates stand in for a session's facts when the
-            session wrote none (with ``inherit``): "apply for the visa", written in a session
-            of trip preparations and sharing no word with the trip, rests on what they rest on.
+            session wrote none and nothing has evidence (inherited or not): "apply for the
+            visa", written in a session of trip preparations and sharing no word with the
+            trip, rests on what they rest on.
     """
 
     k: int = 8
@@ -179,7 +188,7 @@ class EvidenceProposer:
     max_df_share: float = 0.05
     min_df: int = 50
     turn: int = 8
-    inherit: bool = True
+    inherit: bool = False
     contemporaries: bool = True
     cover: float | None = 0.5
     max_terms: int = 48
@@ -324,7 +333,7 @@ class EvidenceProposer:
         if state.session is not None:
             rows = index.in_session(state.session, limit + len(skip), self.exogenous)
             ids = [sid for _seq, sid, _size in rows if sid not in skip]
-            if ids or not alone or not self.inherit:
+            if ids or not alone:
                 return [Candidate(s, "session", 0.0) for s in ids[:limit]]
             # a session that wrote no fact: it was about what its derived memories rest on
             rows = index.in_session(state.session, limit + len(skip), self.derived)

@@ -68,8 +68,8 @@ def test_with_no_evidence_and_no_session_the_turn_and_never_the_whole_store() ->
     assert [j.origin for j in mem.justifications("alone")] == [Origin.assumed]
 
 
-def test_a_derived_candidate_brings_its_own_candidates() -> None:
-    mem = Memory(candidates=EvidenceProposer(contemporaries=False))
+def test_a_derived_candidate_brings_its_own_candidates_when_asked_to() -> None:
+    mem = Memory(candidates=EvidenceProposer(contemporaries=False, inherit=True))
     mem.fact("f", "The Siemens offer in Munich starts in March")
     mem.plan("p", "Look for a flat near the Siemens campus")
     mem.action("a", "Ask the agent about flat viewings near the campus")
@@ -77,11 +77,25 @@ def test_a_derived_candidate_brings_its_own_candidates() -> None:
     assert proposed(mem, "a") == {"p": "lexical", "f": "inherited"}
 
 
+def test_by_default_what_rests_on_a_derived_candidate_waits_for_it() -> None:
+    """Not inherited: when the offer goes, the plan is asked about and the action waits on
+    the plan (recall grades it rests_on_doubt), instead of a second question beside it."""
+    mem = Memory(candidates=EvidenceProposer(contemporaries=False))
+    mem.fact("f", "The Siemens offer in Munich starts in March")
+    mem.plan("p", "Look for a flat near the Siemens campus")
+    mem.action("a", "Ask the agent about flat viewings near the campus")
+    assert proposed(mem, "a") == {"p": "lexical"}
+    assert mem.retract("f").needs_confirmation == ["p"]
+    (hit,) = [r for r in mem.recall("flat viewings", k=5) if r.id == "a"]
+    assert hit.status == "rests_on_doubt" and hit.ask_first is not None
+    assert mem.reject("p", by="ana").needs_confirmation == ["a"]
+
+
 def test_what_a_memory_inherits_is_bounded() -> None:
     """An agent that writes the same plan every week: each copy is a candidate of the next,
     and each brought all its own candidates along, 40 a memory at the median on the dense
     workload. Now at most ``k`` are inherited, the best candidate's first."""
-    mem = Memory(candidates=EvidenceProposer(k=4, contemporaries=False))
+    mem = Memory(candidates=EvidenceProposer(k=4, contemporaries=False, inherit=True))
     for i in range(12):
         mem.fact(f"f{i}", f"Fact about zorblax{i} quintessence")
         mem.plan(f"p{i}", "Call grandma on Sunday evening", context=[f"f{i}"])

@@ -161,7 +161,7 @@ def test_history_lists_every_revision(place: Place) -> None:
             "max_df_share": 0.05,
             "min_df": 50,
             "turn": 8,
-            "inherit": True,
+            "inherit": False,
             "contemporaries": True,
             "cover": 0.5,
             "max_terms": 48,
