@@ -24,7 +24,7 @@ doubt it rests on, which settles both. Settle the answer with
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
@@ -34,7 +34,7 @@ from stategraph.errors import InvalidInputError, StategraphError
 from stategraph.grounding.terms import argument_terms
 from stategraph.model import Entry, State, Truth, check_text
 from stategraph.review.questions import ask_first, ask_first_waiting, basis_in_doubt
-from stategraph.review.waiting import doubt_reader, flag_of, waits_on
+from stategraph.review.waiting import Doubts, flag_of
 from stategraph.store.asof import PastStore
 from stategraph.store.sqlite import Store
 from stategraph.text import fulltext
@@ -242,14 +242,14 @@ def recall(
         hits, warning = rerank(store, embedder, query, hits, texts)
         reranked = "" if warning else f"; reranked by embedding similarity ({embedder.model})"
     out: list[Recalled] = []
-    in_doubt = doubt_reader(store)
+    doubts = Doubts(store)
     for sid, score in hits:
         if len(out) == k:
             break
         found = states[sid]
         assert found is not None
         st, active, truth = found
-        status, ask, said = grade(mem, st, active, truth, in_doubt, prefix=id_prefix)
+        status, ask, said = grade(mem, st, active, truth, doubts, prefix=id_prefix)
         if status == "rests_on_doubt" and not include_doubtful:
             continue
         matched = fulltext.matched(toks, st.text, st.atoms)
@@ -275,7 +275,7 @@ def grade(
     st: State,
     active: bool,
     truth: Truth,
-    in_doubt: Callable[[str], bool],
+    doubts: Doubts,
     *,
     prefix: str | None = None,
 ) -> tuple[Status, str | None, str]:
@@ -288,7 +288,8 @@ def grade(
         st: the memory graded.
         active: whether it is active (not retracted or superseded).
         truth: its value.
-        in_doubt: whether a memory is in doubt (:func:`~stategraph.review.waiting.doubt_reader`).
+        doubts: what is in doubt in the memory's store, read once for a whole recall
+            (:class:`~stategraph.review.waiting.Doubts`).
         prefix: the reader's namespace: only memories whose id starts with it are quoted.
     """
     flag = flag_of(mem.store, st.id)
@@ -298,7 +299,7 @@ def grade(
         said = f"in doubt ({_cause(entry, status)}): ask before relying on it"
         return status, ask_first(mem, st, entry, prefix=prefix), said
     if active and truth is Truth.true:
-        waits = waits_on(mem.store, st.id, in_doubt)
+        waits = doubts.waits_on(st.id)
         if not waits:
             return "holds", None, "holds"
         said = f"holds, but rests on {waits[0]}, which is in doubt: ask about it first"

@@ -16,7 +16,7 @@ from stategraph.bench.cases import Case, CaseMemory, CaseStep, Support
 from stategraph.bench.gold_judge import GoldJudge
 from stategraph.bench.systems import Prediction
 from stategraph.judge.base import Judge
-from stategraph.review.waiting import doubt_reader, waits_on
+from stategraph.review.waiting import Doubts
 from stategraph.text.candidates import Proposer
 
 __all__ = [
@@ -130,11 +130,11 @@ def prediction_from(
 
 def _waiting(memory: Memory, skip: frozenset[str] | set[str]) -> frozenset[str]:
     """The memories that hold but rest on doubt after the change, as recall grades them."""
-    in_doubt = doubt_reader(memory.store)
+    doubts = Doubts(memory.store)
     return frozenset(
         sid
         for sid in memory.holding()
-        if sid not in skip and not in_doubt(sid) and waits_on(memory.store, sid, in_doubt)
+        if sid not in skip and not doubts(sid) and doubts.waits_on(sid)
     )
 
 

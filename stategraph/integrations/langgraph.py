@@ -61,7 +61,7 @@ from stategraph.memory import Memory, written
 from stategraph.model import Change, Justification, Origin, Report, State, Supersession, Truth
 from stategraph.nodes import is_internal
 from stategraph.recall import MAX_K, Recalled, grade, recall
-from stategraph.review.waiting import doubt_reader
+from stategraph.review.waiting import Doubts
 from stategraph.shapes import AllOf, read_because, validated
 from stategraph.text.scoped import ScopedProposer
 
@@ -560,7 +560,7 @@ def _grade(
     namespace, or the first ``scope`` labels of it that the store declared one user's."""
     labels = st.id.split("/")[:-1]
     prefix = "".join(f"{label}/" for label in (labels[:scope] if scope else labels)) or None
-    status, ask, _ = grade(mem, st, active, truth, doubt_reader(mem.store), prefix=prefix)
+    status, ask, _ = grade(mem, st, active, truth, Doubts(mem.store), prefix=prefix)
     return status, ask
 
 

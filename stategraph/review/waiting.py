@@ -21,7 +21,6 @@ beyond is taken as firm, as the depth bound of a revision is
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 from stategraph.model import Justification, Truth
@@ -30,7 +29,7 @@ from stategraph.store.asof import PastStore
 from stategraph.store.sqlite import Store
 from stategraph.values import EdgeCheck
 
-__all__ = ["MAX_DEPTH", "MAX_READ", "doubt_reader", "flag_of", "waits_on"]
+__all__ = ["MAX_DEPTH", "MAX_READ", "Doubts", "flag_of", "waits_on"]
 
 MAX_DEPTH = 8
 """The most steps up a memory's supports the walk takes."""
@@ -44,7 +43,12 @@ def _premises(j: Justification) -> tuple[str, ...]:
     return tuple(p for p in j.premises if j.checked.get(p) is not EdgeCheck.independent)
 
 
-def waits_on(store: Store | PastStore, state_id: str, in_doubt: Callable[[str], bool]) -> list[str]:
+def waits_on(
+    store: Store | PastStore,
+    state_id: str,
+    in_doubt: Callable[[str], bool],
+    memo: dict[str, list[str]] | None = None,
+) -> list[str]:
     """The memories in doubt that a memory's every holding support passes through, nearest
     first, or ``[]`` when one support rests on nothing in doubt (a fact, a declared premise
     that holds, a candidate that holds firmly).
@@ -53,20 +57,29 @@ def waits_on(store: Store | PastStore, state_id: str, in_doubt: Callable[[str], 
         store: the store (or the past's reads, for a recall as of a revision).
         state_id: a memory that holds and is not itself in doubt.
         in_doubt: whether a memory is in doubt (in the review queue, or undefined).
+        memo: what earlier walks over the same store found, shared across the memories of
+            one recall (a walk cut short by the bounds records nothing).
     """
-    memo: dict[str, list[str]] = {}
+    memo = {} if memo is None else memo
+    found: dict[str, list[str]] = {}
     read = 0
 
     def truth(sid: str) -> Truth | None:
         nonlocal read
         read += 1
-        found = store.state(sid)
-        return found[2] if found is not None and found[1] else None
+        row = store.state(sid)
+        return row[2] if row is not None and row[1] else None
+
+    cut = False
 
     def walk(sid: str, depth: int, path: frozenset[str]) -> list[str]:
+        nonlocal cut
         if sid in memo:
             return memo[sid]
+        if sid in found:
+            return found[sid]
         if depth == 0 or sid in path or read >= MAX_READ:
+            cut = True
             return []  # beyond the bound, or a cycle: taken as firm
         doubts: list[str] = []
         for j in store.justifications(sid):
@@ -82,13 +95,16 @@ def waits_on(store: Store | PastStore, state_id: str, in_doubt: Callable[[str], 
                     break  # this support does not hold
             else:
                 if not these:
-                    memo[sid] = []
+                    found[sid] = []
                     return []
                 doubts += these
-        memo[sid] = list(dict.fromkeys(doubts))
-        return memo[sid]
+        found[sid] = list(dict.fromkeys(doubts))
+        return found[sid]
 
-    return [d for d in walk(state_id, MAX_DEPTH, frozenset()) if d != state_id]
+    out = [d for d in walk(state_id, MAX_DEPTH, frozenset()) if d != state_id]
+    if not cut:
+        memo.update(found)
+    return out
 
 
 def flag_of(store: Store | PastStore, state_id: str) -> review_queue.Flag | None:
@@ -98,15 +114,31 @@ def flag_of(store: Store | PastStore, state_id: str) -> review_queue.Flag | None
     return review_queue.flag(store.conn, state_id)  # type: ignore[attr-defined]
 
 
-def doubt_reader(store: Store | PastStore) -> Callable[[str], bool]:
-    """Whether a memory is in doubt (in the review queue, or active and undefined), each
-    memory read once: one reader serves a whole recall."""
+class Doubts:
+    """What is in doubt in one store, and what waits on it, each memory read once: one
+    reader serves one recall (or one scoring), never a later change.
 
-    @functools.cache
-    def in_doubt(state_id: str) -> bool:
-        if flag_of(store, state_id) is not None:
-            return True
-        found = store.state(state_id)
-        return found is not None and found[1] and found[2] is Truth.undefined
+    Args:
+        store: the store (or the past's reads, for a recall as of a revision).
+    """
 
-    return in_doubt
+    def __init__(self, store: Store | PastStore) -> None:
+        self.store = store
+        self._doubt: dict[str, bool] = {}
+        self._waits: dict[str, list[str]] = {}
+
+    def __call__(self, state_id: str) -> bool:
+        """Whether a memory is in doubt: in the review queue, or active and undefined."""
+        known = self._doubt.get(state_id)
+        if known is None:
+            if flag_of(self.store, state_id) is not None:
+                known = True
+            else:
+                row = self.store.state(state_id)
+                known = row is not None and row[1] and row[2] is Truth.undefined
+            self._doubt[state_id] = known
+        return known
+
+    def waits_on(self, state_id: str) -> list[str]:
+        """What a memory that holds waits on (:func:`waits_on`)."""
+        return waits_on(self.store, state_id, self, self._waits)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from stategraph import Change, Justification, Memory, Truth
-from stategraph.review.waiting import doubt_reader, waits_on
+from stategraph.review.waiting import Doubts
 
 
 def _chain(mem: Memory) -> Memory:
@@ -23,7 +23,7 @@ def _chain(mem: Memory) -> Memory:
 
 
 def _waits(mem: Memory, sid: str) -> list[str]:
-    return waits_on(mem.store, sid, doubt_reader(mem.store))
+    return Doubts(mem.store).waits_on(sid)
 
 
 def test_what_holds_through_a_memory_in_doubt_waits_on_it() -> None:
@@ -88,3 +88,11 @@ def test_recall_as_of_a_revision_grades_as_it_was(tmp_path: Path) -> None:
         (now,) = mem.recall("consulate form", k=1)
         (then,) = mem.as_of(before).recall("consulate form", k=1)
         assert now.status == "rests_on_doubt" and then.status == "holds"
+
+
+def test_one_reader_shares_what_it_read_and_answers_the_same() -> None:
+    mem = _chain(Memory(candidates=None))
+    mem.retract("F")
+    doubts = Doubts(mem.store)
+    assert [doubts.waits_on(s) for s in ("A", "D", "H", "A")] == [["B"], ["B"], [], ["B"]]
+    assert doubts("B") and not doubts("D") and not doubts("missing")
