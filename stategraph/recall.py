@@ -101,6 +101,9 @@ class Recalled(BaseModel):
         reason: why it was returned and what its status rests on, in a sentence.
         ask_first: for a memory in doubt or resting on one, the question to ask the user before
             relying on it.
+        ask_about: the memory whose answer settles ``ask_first``, to confirm or reject: the
+            memory itself when it is in doubt, the memory in doubt it rests on when it rests
+            on doubt (None when there is no question).
         why_not: for an invalidated memory, why it does not hold.
     """
 
@@ -113,6 +116,7 @@ class Recalled(BaseModel):
     score: float
     reason: str
     ask_first: str | None = None
+    ask_about: str | None = None
     why_not: WhyNot | None = None
 
 
@@ -249,7 +253,7 @@ def recall(
         found = states[sid]
         assert found is not None
         st, active, truth = found
-        status, ask, said = grade(mem, st, active, truth, doubts, prefix=id_prefix)
+        status, ask, said, about = grade(mem, st, active, truth, doubts, prefix=id_prefix)
         if status == "rests_on_doubt" and not include_doubtful:
             continue
         matched = fulltext.matched(toks, st.text, st.atoms)
@@ -264,6 +268,7 @@ def recall(
                 score=score,
                 reason=f"{on}; {said}",
                 ask_first=ask,
+                ask_about=about,
                 why_not=mem.why_not(sid) if status == "invalidated" else None,
             )
         )
@@ -278,10 +283,11 @@ def grade(
     doubts: Doubts,
     *,
     prefix: str | None = None,
-) -> tuple[Status, str | None, str]:
+) -> tuple[Status, str | None, str, str | None]:
     """A memory's status, the question to ask before relying on it (None when it holds or
-    is gone) and what the status rests on, in words: one grading for every surface that
-    returns memories (recall, the LangGraph store).
+    is gone), what the status rests on, in words, and the memory whose answer settles the
+    question (``Recalled.ask_about``): one grading for every surface that returns memories
+    (recall, the LangGraph store).
 
     Args:
         mem: the memory (a past one for a recall as of a revision).
@@ -297,15 +303,16 @@ def grade(
         status: Status = "needs_confirmation" if flag is not None else "undefined"
         entry = flag[2] if flag is not None else None
         said = f"in doubt ({_cause(entry, status)}): ask before relying on it"
-        return status, ask_first(mem, st, entry, prefix=prefix), said
+        return status, ask_first(mem, st, entry, prefix=prefix), said, st.id
     if active and truth is Truth.true:
         waits = doubts.waits_on(st.id)
         if not waits:
-            return "holds", None, "holds"
+            return "holds", None, "holds", None
         said = f"holds, but rests on {waits[0]}, which is in doubt: ask about it first"
-        return "rests_on_doubt", ask_first_waiting(mem, st, waits, prefix=prefix), said
+        ask = ask_first_waiting(mem, st, waits, prefix=prefix)
+        return "rests_on_doubt", ask, said, waits[0]
     gone = "retracted or superseded" if not active else "its support is gone"
-    return "invalidated", None, f"does not hold ({gone})"
+    return "invalidated", None, f"does not hold ({gone})", None
 
 
 def _past_hits(

@@ -14,6 +14,9 @@ questions (the interrupt's value) and resumes it with the user's answers::
 Each answer is ``"still holds"``, ``"no longer holds"`` or ``"don't know"``, or a mapping
 ``{"answer": ..., "note": ...}``; the resume value is one answer (one question), a list of
 answers in the questions' order, or a mapping from each question's ``id`` to its answer.
+A memory resting on doubt (``rests_on_doubt``) asks about the memory in doubt it rests on
+(``ask_about`` in its value): the question's ``id``, ``namespace`` and ``key`` are that
+memory's, and several resting on one are asked once.
 "still holds" is recorded as a confirmation and "no longer holds" as a rejection, through the
 store's :meth:`~stategraph.integrations.langgraph.StategraphStore.confirm` and
 :meth:`~stategraph.integrations.langgraph.StategraphStore.reject` (the review path: logged,
@@ -48,11 +51,21 @@ ANSWERS = ("still holds", "no longer holds", "don't know")
 """What the user may answer to a question."""
 
 
+def _settles(item: Item) -> tuple[tuple[str, ...], str]:
+    """The namespace and key whose answer settles an item's question: the item's own, or for
+    one resting on doubt, the memory in doubt it rests on (``ask_about``)."""
+    about = item.value.get("ask_about")
+    if isinstance(about, Mapping) and "key" in about:
+        return tuple(about["namespace"]), str(about["key"])
+    return tuple(item.namespace), item.key
+
+
 def _question(item: Item) -> dict[str, Any]:
+    namespace, key = _settles(item)
     return {
-        "id": "/".join((*item.namespace, item.key)),
-        "namespace": list(item.namespace),
-        "key": item.key,
+        "id": "/".join((*namespace, key)),
+        "namespace": list(namespace),
+        "key": key,
         "text": item.value.get("text"),
         "ask_first": item.value["ask_first"],
     }
@@ -112,18 +125,21 @@ def ask_user_first(
         InvalidInputError: a resume value that is not answers to the questions asked.
     """
     found = list(items)
-    doubtful = [i for i in found if isinstance(i.value, Mapping) and i.value.get("ask_first")]
+    doubtful: dict[tuple[tuple[str, ...], str], Item] = {}  # one question per memory settled
+    for i in found:
+        if isinstance(i.value, Mapping) and i.value.get("ask_first"):
+            doubtful.setdefault(_settles(i), i)
     if not doubtful:
         return found
-    questions = [_question(i) for i in doubtful]
+    questions = [_question(i) for i in doubtful.values()]
     resumed = interrupt({"ask_first": questions, "answers": list(ANSWERS)})
     answers = _answers(resumed, [q["id"] for q in questions])
-    for item, (answer, note) in zip(doubtful, answers, strict=True):
+    for (namespace, key), (answer, note) in zip(doubtful, answers, strict=True):
         if answer == ANSWERS[2]:
             continue
         settle = store.confirm if answer == ANSWERS[0] else store.reject
         try:
-            settle(item.namespace, item.key, by=by, note=note)
+            settle(namespace, key, by=by, note=note)
         except NotPendingError:
             continue  # settled meanwhile: reading it again says how
     again = [store.get(i.namespace, i.key) for i in found]

@@ -347,8 +347,8 @@ class StategraphStore(BaseStore):
         if found is None or not found[3]:
             return None
         _, _, st, active, truth = found
-        status, ask = _grade(mem, st, active, truth, self._scope)
-        found_item = _item(namespace, key, st, status, ask)
+        status, ask, about = _grade(mem, st, active, truth, self._scope)
+        found_item = _item(namespace, key, st, status, ask, about=about)
         return Item(
             value=found_item.value,
             key=key,
@@ -388,10 +388,10 @@ class StategraphStore(BaseStore):
             if row is None or not row[1]:
                 continue  # deleted
             st, active, truth = row
-            status, ask = _grade(mem, st, active, truth, self._scope)
+            status, ask, about = _grade(mem, st, active, truth, self._scope)
             if status == "invalidated" and not wanted.invalidated:
                 continue
-            item = _item(namespace, key, st, status, ask)
+            item = _item(namespace, key, st, status, ask, about=about)
             if wanted.match(item.value):
                 out.append(item)
                 if len(out) >= stop:
@@ -407,7 +407,7 @@ class StategraphStore(BaseStore):
         if row is None or not row[1]:
             return None  # an earlier version of a key (superseded), or a deleted one
         st = row[0]
-        item = _item(namespace, key, st, r.status, r.ask_first, r.score)
+        item = _item(namespace, key, st, r.status, r.ask_first, r.score, r.ask_about)
         if r.why_not is not None:
             item.value["why_not"] = r.why_not.model_dump(mode="json")
         return item if wanted.match(item.value) else None
@@ -459,7 +459,7 @@ class StategraphStore(BaseStore):
                 "given back by get and search; an action's progress is 'action_status' "
                 "('pending' or 'executed')",
             )
-        for given in ("ask_first", "why_not"):  # read back with the item, never written
+        for given in ("ask_first", "ask_about", "why_not"):  # read back, never written
             fields.pop(given, None)
         text = fields.pop("text", "")
         kind = fields.pop("kind", "fact")
@@ -554,14 +554,15 @@ def _same(mem: Memory, old: State, new: State, justs: Sequence[Justification]) -
 
 def _grade(
     mem: Memory, st: State, active: bool, truth: Truth, scope: int | None = 0
-) -> tuple[str, str | None]:
-    """A memory's status and, in doubt or resting on doubt, its ``ask_first``
-    (:func:`stategraph.recall.grade`), which quotes nothing outside the memory's scope: its
-    namespace, or the first ``scope`` labels of it that the store declared one user's."""
+) -> tuple[str, str | None, str | None]:
+    """A memory's status and, in doubt or resting on doubt, its ``ask_first`` and the
+    memory its answer settles (:func:`stategraph.recall.grade`); the question quotes nothing
+    outside the memory's scope: its namespace, or the first ``scope`` labels of it that the
+    store declared one user's."""
     labels = st.id.split("/")[:-1]
     prefix = "".join(f"{label}/" for label in (labels[:scope] if scope else labels)) or None
-    status, ask, _ = grade(mem, st, active, truth, Doubts(mem.store), prefix=prefix)
-    return status, ask
+    status, ask, _, about = grade(mem, st, active, truth, Doubts(mem.store), prefix=prefix)
+    return status, ask, about
 
 
 def _item(
@@ -571,8 +572,12 @@ def _item(
     status: str,
     ask: str | None,
     score: float | None = None,
+    about: str | None = None,
 ) -> SearchItem:
-    """The item LangGraph gets for a memory (``get`` answers it as a plain ``Item``)."""
+    """The item LangGraph gets for a memory (``get`` answers it as a plain ``Item``). A
+    memory resting on doubt names, in ``ask_about``, the memory in doubt its question
+    settles (``{"namespace": [...], "key": ...}``, or ``{"id": ...}`` for one written some
+    other way)."""
     meta = st.metadata.get(_META, {})
     value: dict[str, Any] = {**meta.get("value", {}), "text": st.text, "kind": st.kind}
     for f in ("because", "unless", "context"):
@@ -583,6 +588,11 @@ def _item(
     value["status"] = status
     if ask is not None:
         value["ask_first"] = ask
+    if about is not None and about != st.id:
+        parsed = parse_id(about)
+        value["ask_about"] = (
+            {"id": about} if parsed is None else {"namespace": list(parsed[0]), "key": parsed[1]}
+        )
     updated = st.created_at or datetime.now(UTC)
     created = datetime.fromisoformat(meta["created_at"]) if "created_at" in meta else updated
     return SearchItem(namespace, key, value, created, updated, score)

@@ -1,15 +1,17 @@
 """Asking the user first, through the MCP client's elicitation.
 
-A memory in doubt (``needs_confirmation``, or undefined) comes back from ``recall`` with
-``ask_first``: the question to put to the user before relying on it. When the client declared
-elicitation, the server puts it to the user itself (``elicitation/create``, form mode), with a
-small schema: the answer (still holds, no longer holds, don't know) and an optional note. The
-answer is recorded through the review path (:meth:`Memory.confirm
+A memory in doubt (``needs_confirmation``, or undefined), or resting on one
+(``rests_on_doubt``), comes back from ``recall`` with ``ask_first``: the question to put to the
+user before relying on it, and ``ask_about``: the memory the answer settles (for one that rests
+on doubt, the memory in doubt it rests on; several resting on one are asked once). When the
+client declared elicitation, the server puts it to the user itself (``elicitation/create``,
+form mode), with a small schema: the answer (still holds, no longer holds, don't know) and an
+optional note. The answer is recorded through the review path (:meth:`Memory.confirm
 <stategraph.memory.Memory.confirm>` or :meth:`Memory.reject <stategraph.memory.Memory.reject>`:
 logged, cascading, replayed by ``audit verify``) as the user's, with the note; "don't know", a
 declined or cancelled form, or no answer in time leave the memory in doubt, and its
-``ask_first`` stays in the result for the agent. A client that declared no elicitation gets
-the question in the result, as before.
+``ask_first`` stays in the result for the agent. A client that declared no elicitation gets the
+question in the result, as before.
 """
 
 from __future__ import annotations
@@ -87,7 +89,11 @@ async def ask_first(ctx: Context[Any, Any], found: Sequence[Recalled], run: Run)
         True when an answer was recorded (what the tool returns has changed).
     """
     recorded = False
-    for r in [r for r in found if r.ask_first][:ASK_AT_MOST]:
+    asked: dict[str, Recalled] = {}  # one question per memory it settles
+    for r in found:
+        if r.ask_first and (r.ask_about or r.id) not in asked:
+            asked[r.ask_about or r.id] = r
+    for about, r in list(asked.items())[:ASK_AT_MOST]:
         assert r.ask_first is not None
         answer = await _ask(ctx, r.ask_first)
         if answer is None:
@@ -97,7 +103,7 @@ async def ask_first(ctx: Context[Any, Any], found: Sequence[Recalled], run: Run)
         confirm = answer.answer == STILL_HOLDS
         note = f"{NOTE}: {answer.note.strip()}" if answer.note.strip() else NOTE
 
-        def job(mem: Memory, id: str = r.id, confirm: bool = confirm, note: str = note) -> None:
+        def job(mem: Memory, id: str = about, confirm: bool = confirm, note: str = note) -> None:
             (mem.confirm if confirm else mem.reject)(id, by=BY, note=note)
 
         try:

@@ -65,8 +65,9 @@ def register(server: MCPServer[Any], run: Run) -> None:
         ] = None,
     ) -> list[Recalled]:
         """Recall the memories that best match a question, each with its status: ``holds``
-        (rely on it), ``needs_confirmation`` or ``undefined`` (in doubt: ask the user
-        ``ask_first`` before relying on it, then call ``confirm`` or ``reject``), or, when
+        (rely on it), ``rests_on_doubt``, ``needs_confirmation`` or ``undefined`` (in doubt,
+        or resting on a memory in doubt: ask the user ``ask_first`` before relying on it,
+        then call ``confirm`` or ``reject`` on ``ask_about``), or, when
         asked for, ``invalidated`` (do not rely on it; ``why_not`` says why). A client that
         declared elicitation is asked for the user's answer first, and what comes back
         already reflects it. With ``as_of``, the statuses then, as HTTP's ``?as_of=`` gives

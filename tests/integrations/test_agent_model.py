@@ -134,6 +134,25 @@ def agent(state: Turn, config: RunnableConfig, *, store: BaseStore) -> dict[str,
         store.put(ns, "broadband", {"text": ZH["m3"], "kind": "action", "context": "move"})
         store.put(ns, "move", {"text": ZH["m1b"]})  # no judge: both wait for the user
         return {"replies": ["noted"]}
+    if state["said"] == "visa":
+        store.put(ns, "trip", {"text": "The user flies to Tokyo on 2027-04-10"})
+        store.put(
+            ns,
+            "visa",
+            {"text": "The user needs a Japanese visa", "kind": "belief", "context": "trip"},
+        )
+        store.put(
+            ns,
+            "form",
+            {"text": "Print the consulate's visa form", "kind": "plan", "context": "visa"},
+        )
+        store.put(
+            ns,
+            "apply",
+            {"text": "Apply at the consulate for the visa", "kind": "plan", "context": "visa"},
+        )
+        store.delete(ns, "trip")  # the belief is asked about; both plans rest on it
+        return {"replies": ["noted"]}
     found = ask_user_first(store, store.search(ns, query=state["said"]), by="u1")
     return {"replies": [[(i.key, i.value["status"]) for i in found]]}
 
@@ -176,6 +195,25 @@ def test_the_user_is_asked_once_about_every_memory_in_doubt_and_answers_are_reco
         ("memories/u1/commute", "confirmed", "u1", "我说的"),
         ("memories/u1/broadband", "rejected", "u1", ""),
     ]
+
+
+def test_memories_resting_on_doubt_ask_once_about_what_they_rest_on(
+    app: Any, tmp_path: Path
+) -> None:
+    app.invoke({"said": "visa"}, CONFIG)
+    stopped = app.invoke({"said": "consulate"}, CONFIG)
+    (stop,) = stopped["__interrupt__"]
+    (asked,) = stop.value["ask_first"]  # two plans, one question: the belief's
+    assert asked["id"] == "memories/u1/visa" and asked["key"] == "visa"
+    assert 'rests on "The user needs a Japanese visa", which is in doubt' in asked["ask_first"]
+    done = app.invoke(Command(resume="no longer holds"), CONFIG)
+    assert sorted(done["replies"][-1]) == [
+        ("apply", "needs_confirmation"),
+        ("form", "needs_confirmation"),
+    ]  # the belief is gone: now each plan is asked about itself
+    with Memory(tmp_path / "m.db") as mem:
+        reviews = [r for e in mem.history() for r in e.report.change.reviews]
+    assert [(r.id, r.decision.value) for r in reviews] == [("memories/u1/visa", "rejected")]
 
 
 def test_answers_in_order_and_dont_know(app: Any) -> None:

@@ -64,6 +64,9 @@ def test_recall_says_rests_on_doubt_and_asks_about_the_basis(tmp_path: Path) -> 
         assert hit.ask_first.startswith('"Print the consulate\'s form" rests on "The user needs')
         assert 'Does "The user needs a Japanese visa" still hold?' in hit.ask_first
         assert "B, which is in doubt" in hit.reason
+        assert hit.ask_about == "B"  # confirm or reject B to settle it
+        (belief,) = mem.recall("Japanese visa", k=1)
+        assert (belief.id, belief.status, belief.ask_about) == ("B", "needs_confirmation", "B")
         ids = {r.id for r in mem.recall("visa consulate form", k=10, include_doubtful=False)}
         assert ids.isdisjoint({"A", "B", "D"})
         (rent,) = mem.recall("rent", k=1)

@@ -302,3 +302,49 @@ def test_the_user_is_asked_first_through_elicitation_and_the_log_replays(tmp_pat
     export = tmp_path / "log.jsonl"
     assert main(["audit", "export", str(tmp_path / "t.db"), str(export)]) == 0
     assert main(["audit", "verify", str(export)]) == 0
+
+
+def test_a_memory_resting_on_doubt_asks_about_what_it_rests_on(tmp_path: Path) -> None:
+    asked: list[str] = []
+
+    async def user(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"answer": "no longer holds"})
+
+    seen: dict[str, Any] = {}
+
+    async def check(session: ClientSession) -> None:
+        await call(session, "remember", id="trip", text="The user flies to Tokyo on 2027-04-10")
+        await call(
+            session,
+            "remember",
+            id="visa",
+            text="The user needs a Japanese visa",
+            kind="belief",
+            context=["trip"],
+        )
+        await call(
+            session,
+            "remember",
+            id="form",
+            text="Print the consulate's visa form",
+            kind="plan",
+            context=["visa"],
+        )
+        await call(session, "revise", retract=["trip"])
+        seen["after"] = (await session.call_tool("recall", {"query": "consulate form"})).content
+
+    over_stdio(tmp_path, check, elicitation=user)
+    (question,) = asked  # about the belief the plan rests on, answered for the belief
+    assert question.startswith('"Print the consulate\'s visa form" rests on "The user needs')
+    after = json.loads(seen["after"][0].text)
+    assert (after["id"], after["status"], after["ask_about"]) == (
+        "form",
+        "needs_confirmation",
+        "form",
+    )  # the belief was rejected: the plan is now asked about itself
+    with Memory(tmp_path / "t.db") as mem:
+        reviews = [r for entry in mem.history() for r in entry.report.change.reviews]
+    assert [(r.id, r.decision.value) for r in reviews] == [("visa", "rejected")]
