@@ -172,6 +172,12 @@ def app(tmp_path: Path) -> Any:
 CONFIG: RunnableConfig = {"configurable": {"thread_id": "t1"}}
 
 
+def _reviews(folder: Path) -> list[Any]:
+    """Every review the store's log records, oldest first."""
+    with Memory(folder / "m.db") as mem:
+        return [r for e in mem.history() for r in e.report.change.reviews]
+
+
 def test_the_user_is_asked_once_about_every_memory_in_doubt_and_answers_are_recorded(
     app: Any, tmp_path: Path
 ) -> None:
@@ -189,9 +195,7 @@ def test_the_user_is_asked_once_about_every_memory_in_doubt_and_answers_are_reco
     done = app.invoke(Command(resume=resume), CONFIG)
     assert "__interrupt__" not in done
     assert done["replies"][-1] == [("commute", "holds")]  # the rejected one is retracted
-    with Memory(tmp_path / "m.db") as mem:
-        reviews = [r for e in mem.history() for r in e.report.change.reviews]
-    assert [(r.id, r.decision.value, r.by, r.note) for r in reviews] == [
+    assert [(r.id, r.decision.value, r.by, r.note) for r in _reviews(tmp_path)] == [
         ("memories/u1/commute", "confirmed", "u1", "我说的"),
         ("memories/u1/broadband", "rejected", "u1", ""),
     ]
@@ -211,9 +215,9 @@ def test_memories_resting_on_doubt_ask_once_about_what_they_rest_on(
         ("apply", "needs_confirmation"),
         ("form", "needs_confirmation"),
     ]  # the belief is gone: now each plan is asked about itself
-    with Memory(tmp_path / "m.db") as mem:
-        reviews = [r for e in mem.history() for r in e.report.change.reviews]
-    assert [(r.id, r.decision.value) for r in reviews] == [("memories/u1/visa", "rejected")]
+    assert [(r.id, r.decision.value) for r in _reviews(tmp_path)] == [
+        ("memories/u1/visa", "rejected")
+    ]
 
 
 def test_answers_in_order_and_dont_know(app: Any) -> None:
