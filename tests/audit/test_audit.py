@@ -74,7 +74,7 @@ def judged(path: Path) -> Memory:
     mem.plan("p1", "Book a sushi dinner in Tokyo", context=["f1", "f2"])
     mem.plan("p2", "Book a Tokyo hotel", context=["f1"])
     mem.plan("p3", "Buy a Tokyo metro card", context=["f1"])
-    mem.action("a1", "Reserve the table", context=["p1"], status="executed")
+    mem.action("a1", "Reserve the table", context=["p1", "f1"], status="executed")
     mem.retract("f1")  # the judge is asked within its budget; the rest is flagged
     for p in mem.pending_review():
         if p.id == "p3":
