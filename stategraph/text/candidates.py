@@ -526,6 +526,7 @@ def proposer_from_config(config: dict[str, object]) -> Proposer:
         # a log written before a fact-less session fell back on its derived memories
         fields["derived"] = tuple(sorted(fields.get("derived", ())))
         fields.setdefault("cover", None)  # a log written before facts were kept for coverage
+        fields.setdefault("cover_facts", False)  # before only facts' units counted as covered
         return EvidenceProposer(**fields)
     if name == "scoped":  # stategraph.text.scoped, which imports this module
         from stategraph.text.scoped import ScopedProposer

@@ -173,6 +173,10 @@ class EvidenceProposer:
             only "board" with the board meeting, which the bar alone drops. Chosen from
             ``stategraph bench --tradeoff``: on every batch of traces it left fewer gold
             invalidations silent, at a few more questions.
+        cover_facts: only the units a fact candidate shares count as covered: a derived
+            candidate does not pass on what it rests on (``inherit``), so a fact sharing the
+            unit is a candidate too ("book settling-in sessions at Little Acorns" shares the
+            nursery with the to-do about its sessions and with the nursery's start).
         max_terms: the rarest terms of the new memory that are looked up.
         postings: memories read per term (newest first).
         exogenous: the kinds counted as facts (the exogenous kinds of the memory's policy).
@@ -191,6 +195,7 @@ class EvidenceProposer:
     inherit: bool = False
     contemporaries: bool = True
     cover: float | None = 0.5
+    cover_facts: bool = True
     max_terms: int = 48
     postings: int = 64
     exogenous: frozenset[str] = frozenset({"fact"})
@@ -300,9 +305,17 @@ class EvidenceProposer:
         floor: float,
     ) -> list[str]:
         """The facts under the bar, most evidence first, that each share a unit at least
-        ``floor`` specific which no candidate before them shares (see ``cover``). At most
-        ``limit`` memories under the bar are read, so the cost stays that of the ranking."""
-        covered = {u for s in chosen for u in found.shared[s]}
+        ``floor`` specific which no fact before them shares (see ``cover``). With
+        ``cover_facts``, a unit only a derived candidate shares is not covered: what it rests
+        on is not passed on (see ``inherit``), so "book settling-in sessions at Little
+        Acorns" takes the nursery's start as well as the to-do about the nursery's sessions.
+        At most ``limit`` memories
+        under the bar are read, so the cost stays that of the ranking."""
+        covering = chosen
+        if self.cover_facts and chosen:
+            chosen_kinds = index.kinds(chosen)
+            covering = [s for s in chosen if chosen_kinds.get(s) in self.exogenous]
+        covered = {u for s in covering for u in found.shared[s]}
         fresh: list[tuple[str, set[str]]] = []
         for s in ranked:
             units = {u for u, spec in found.shared[s].items() if spec >= floor}

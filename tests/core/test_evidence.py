@@ -152,5 +152,30 @@ def test_a_fact_that_alone_shares_a_rare_part_is_a_candidate_under_the_bar() -> 
 def test_a_log_written_before_cover_replays_without_it() -> None:
     config = EvidenceProposer().config()
     assert config["cover"] == 0.5
-    del config["cover"]
-    assert proposer_from_config(config) == EvidenceProposer(cover=None)
+    del config["cover"], config["cover_facts"]
+    assert proposer_from_config(config) == EvidenceProposer(cover=None, cover_facts=False)
+
+
+def test_a_unit_only_a_derived_candidate_shares_is_not_covered() -> None:
+    """The to-do shares the nursery and its sessions with the derived to-do about them, and
+    the nursery alone with the fact that the child starts there. The derived candidate does
+    not pass a change of that fact on (nothing is inherited), so the fact is a candidate too,
+    and moving the start asks about the to-do."""
+
+    def made(cover_facts: bool) -> Memory:
+        mem = Memory(candidates=EvidenceProposer(contemporaries=False, cover_facts=cover_facts))
+        mem.fact("start", "Alfie starts at Bramblewood nursery on Monday 2 September")
+        mem.fact("plot", "The allotment harvest show is on Saturday 31 August")
+        for i, thing in enumerate(["kettle", "bicycle", "piano", "glasses", "passport", "lamp"]):
+            mem.fact(f"other{i}", f"The {thing} needs looking at")
+        mem.action("confirm", "Confirm the Tuesday settling sessions with Bramblewood nursery")
+        mem.action("book", "Book settling sessions at Bramblewood nursery for 28 August")
+        return mem
+
+    assert set(proposed(made(False), "book")) == {"confirm"}
+    mem = made(True)
+    assert set(proposed(mem, "book")) == {"confirm", "start"}
+    report = mem.supersede(
+        "start", {"id": "start2", "text": "Alfie starts at Bramblewood nursery on 9 September"}
+    )
+    assert "book" in report.needs_confirmation

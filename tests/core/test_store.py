@@ -164,6 +164,7 @@ def test_history_lists_every_revision(place: Place) -> None:
             "inherit": False,
             "contemporaries": True,
             "cover": 0.5,
+            "cover_facts": True,
             "max_terms": 48,
             "postings": 64,
             "exogenous": ["fact"],
