@@ -34,6 +34,7 @@ SETTINGS: tuple[tuple[str, Proposer], ...] = (
     ("v3 relative=0.5, no cover", EvidenceProposer(cover=None)),
     ("v3 relative=0.99 (the best), cover", EvidenceProposer(relative=0.99)),
     ("v3 relative=0.5, inherited", EvidenceProposer(inherit=True)),
+    ("v3 relative=0.5, inherited, any cover", EvidenceProposer(inherit=True, cover_facts=False)),
     ("v3 relative=0.5, turn=2", EvidenceProposer(turn=2)),
     *(
         (
