@@ -21,90 +21,24 @@ beyond is taken as firm, as the depth bound of a revision is
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from stategraph.model import Justification, Truth
 from stategraph.store import review_queue
 from stategraph.store.asof import PastStore
 from stategraph.store.sqlite import Store
 from stategraph.values import EdgeCheck
 
-__all__ = ["MAX_DEPTH", "MAX_READ", "Doubts", "flag_of", "waits_on"]
+__all__ = ["MAX_DEPTH", "MAX_READ", "Doubts", "flag_of"]
 
 MAX_DEPTH = 8
 """The most steps up a memory's supports the walk takes."""
 
 MAX_READ = 256
-"""The most memories one walk reads."""
+"""The most memories one walk reads the supports of."""
 
 
 def _premises(j: Justification) -> tuple[str, ...]:
     """The premises a support needs: all, less those a check found independent."""
     return tuple(p for p in j.premises if j.checked.get(p) is not EdgeCheck.independent)
-
-
-def waits_on(
-    store: Store | PastStore,
-    state_id: str,
-    in_doubt: Callable[[str], bool],
-    memo: dict[str, list[str]] | None = None,
-) -> list[str]:
-    """The memories in doubt that a memory's every holding support passes through, nearest
-    first, or ``[]`` when one support rests on nothing in doubt (a fact, a declared premise
-    that holds, a candidate that holds firmly).
-
-    Args:
-        store: the store (or the past's reads, for a recall as of a revision).
-        state_id: a memory that holds and is not itself in doubt.
-        in_doubt: whether a memory is in doubt (in the review queue, or undefined).
-        memo: what earlier walks over the same store found, shared across the memories of
-            one recall (a walk cut short by the bounds records nothing).
-    """
-    memo = {} if memo is None else memo
-    found: dict[str, list[str]] = {}
-    read = 0
-
-    def truth(sid: str) -> Truth | None:
-        nonlocal read
-        read += 1
-        row = store.state(sid)
-        return row[2] if row is not None and row[1] else None
-
-    cut = False
-
-    def walk(sid: str, depth: int, path: frozenset[str]) -> list[str]:
-        nonlocal cut
-        if sid in memo:
-            return memo[sid]
-        if sid in found:
-            return found[sid]
-        if depth == 0 or sid in path or read >= MAX_READ:
-            cut = True
-            return []  # beyond the bound, or a cycle: taken as firm
-        doubts: list[str] = []
-        for j in store.justifications(sid):
-            if any(truth(u) is Truth.true for u in j.unless):
-                continue
-            these: list[str] = []
-            for p in _premises(j):
-                if in_doubt(p):
-                    these.append(p)
-                elif truth(p) is Truth.true:
-                    these += walk(p, depth - 1, path | {sid})
-                else:
-                    break  # this support does not hold
-            else:
-                if not these:
-                    found[sid] = []
-                    return []
-                doubts += these
-        found[sid] = list(dict.fromkeys(doubts))
-        return found[sid]
-
-    out = [d for d in walk(state_id, MAX_DEPTH, frozenset()) if d != state_id]
-    if not cut:
-        memo.update(found)
-    return out
 
 
 def flag_of(store: Store | PastStore, state_id: str) -> review_queue.Flag | None:
@@ -124,21 +58,69 @@ class Doubts:
 
     def __init__(self, store: Store | PastStore) -> None:
         self.store = store
+        self._value: dict[str, Truth | None] = {}
         self._doubt: dict[str, bool] = {}
         self._waits: dict[str, list[str]] = {}
+
+    def value(self, state_id: str) -> Truth | None:
+        """A memory's value, or None when it is not active (or not there)."""
+        if state_id not in self._value:
+            row = self.store.state(state_id)
+            self._value[state_id] = row[2] if row is not None and row[1] else None
+        return self._value[state_id]
 
     def __call__(self, state_id: str) -> bool:
         """Whether a memory is in doubt: in the review queue, or active and undefined."""
         known = self._doubt.get(state_id)
         if known is None:
-            if flag_of(self.store, state_id) is not None:
-                known = True
-            else:
-                row = self.store.state(state_id)
-                known = row is not None and row[1] and row[2] is Truth.undefined
+            known = self.value(state_id) is Truth.undefined
+            known = known or flag_of(self.store, state_id) is not None
             self._doubt[state_id] = known
         return known
 
     def waits_on(self, state_id: str) -> list[str]:
-        """What a memory that holds waits on (:func:`waits_on`)."""
-        return waits_on(self.store, state_id, self, self._waits)
+        """The memories in doubt that a memory's every holding support passes through,
+        nearest first, or ``[]`` when one support rests on nothing in doubt (a fact, a
+        declared premise that holds, a candidate that holds firmly).
+
+        Args:
+            state_id: a memory that holds and is not itself in doubt.
+        """
+        found: dict[str, list[str]] = {}
+        read = 0
+        cut = False
+
+        def walk(sid: str, depth: int, path: frozenset[str]) -> list[str]:
+            nonlocal cut, read
+            if sid in self._waits:
+                return self._waits[sid]
+            if sid in found:
+                return found[sid]
+            if depth == 0 or sid in path or read >= MAX_READ:
+                cut = True
+                return []  # beyond the bound, or a cycle: taken as firm
+            read += 1
+            doubts: list[str] = []
+            for j in self.store.justifications(sid):
+                if any(self.value(u) is Truth.true for u in j.unless):
+                    continue
+                these: list[str] = []
+                for p in _premises(j):
+                    if self(p):
+                        these.append(p)
+                    elif self.value(p) is Truth.true:
+                        these += walk(p, depth - 1, path | {sid})
+                    else:
+                        break  # this support does not hold
+                else:
+                    if not these:
+                        found[sid] = []
+                        return []
+                    doubts += these
+            found[sid] = list(dict.fromkeys(doubts))
+            return found[sid]
+
+        out = [d for d in walk(state_id, MAX_DEPTH, frozenset()) if d != state_id]
+        if not cut:
+            self._waits.update(found)
+        return out
