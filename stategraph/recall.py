@@ -103,7 +103,8 @@ class Recalled(BaseModel):
             relying on it.
         ask_about: the memory whose answer settles ``ask_first``, to confirm or reject: the
             memory itself when it is in doubt, the memory in doubt it rests on when it rests
-            on doubt (None when there is no question).
+            on doubt (None when there is no question, or when that memory is outside the
+            reader's namespace: it is never named there).
         why_not: for an invalidated memory, why it does not hold.
     """
 
@@ -308,8 +309,10 @@ def grade(
         waits = doubts.waits_on(st.id)
         if not waits:
             return "holds", None, "holds", None
-        said = f"holds, but rests on {waits[0]}, which is in doubt: ask about it first"
         ask = ask_first_waiting(mem, st, waits, prefix=prefix)
+        if prefix and not waits[0].startswith(prefix):  # never named to another namespace
+            return "rests_on_doubt", ask, "holds, but rests on a memory in doubt elsewhere", None
+        said = f"holds, but rests on {waits[0]}, which is in doubt: ask about it first"
         return "rests_on_doubt", ask, said, waits[0]
     gone = "retracted or superseded" if not active else "its support is gone"
     return "invalidated", None, f"does not hold ({gone})", None

@@ -51,17 +51,20 @@ ANSWERS = ("still holds", "no longer holds", "don't know")
 """What the user may answer to a question."""
 
 
-def _settles(item: Item) -> tuple[tuple[str, ...], str]:
+def _settles(item: Item) -> tuple[tuple[str, ...], str] | None:
     """The namespace and key whose answer settles an item's question: the item's own, or for
-    one resting on doubt, the memory in doubt it rests on (``ask_about``)."""
-    about = item.value.get("ask_about")
+    one resting on doubt, the memory in doubt it rests on (``ask_about``); None when that
+    one is not this store's to settle (outside the scope, or written some other way)."""
+    if "ask_about" not in item.value:
+        return tuple(item.namespace), item.key
+    about = item.value["ask_about"]
     if isinstance(about, Mapping) and "key" in about:
         return tuple(about["namespace"]), str(about["key"])
-    return tuple(item.namespace), item.key
+    return None
 
 
-def _question(item: Item) -> dict[str, Any]:
-    namespace, key = _settles(item)
+def _question(item: Item, settles: tuple[tuple[str, ...], str]) -> dict[str, Any]:
+    namespace, key = settles
     return {
         "id": "/".join((*namespace, key)),
         "namespace": list(namespace),
@@ -128,10 +131,12 @@ def ask_user_first(
     doubtful: dict[tuple[tuple[str, ...], str], Item] = {}  # one question per memory settled
     for i in found:
         if isinstance(i.value, Mapping) and i.value.get("ask_first"):
-            doubtful.setdefault(_settles(i), i)
+            settles = _settles(i)
+            if settles is not None:
+                doubtful.setdefault(settles, i)
     if not doubtful:
         return found
-    questions = [_question(i) for i in doubtful.values()]
+    questions = [_question(i, settles) for settles, i in doubtful.items()]
     resumed = interrupt({"ask_first": questions, "answers": list(ANSWERS)})
     answers = _answers(resumed, [q["id"] for q in questions])
     for (namespace, key), (answer, note) in zip(doubtful, answers, strict=True):

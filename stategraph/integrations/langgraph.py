@@ -576,8 +576,8 @@ def _item(
 ) -> SearchItem:
     """The item LangGraph gets for a memory (``get`` answers it as a plain ``Item``). A
     memory resting on doubt names, in ``ask_about``, the memory in doubt its question
-    settles (``{"namespace": [...], "key": ...}``, or ``{"id": ...}`` for one written some
-    other way)."""
+    settles (``{"namespace": [...], "key": ...}``, ``{"id": ...}`` for one written some
+    other way, None for one outside the memory's scope)."""
     meta = st.metadata.get(_META, {})
     value: dict[str, Any] = {**meta.get("value", {}), "text": st.text, "kind": st.kind}
     for f in ("because", "unless", "context"):
@@ -588,10 +588,14 @@ def _item(
     value["status"] = status
     if ask is not None:
         value["ask_first"] = ask
-    if about is not None and about != st.id:
-        parsed = parse_id(about)
+    if status == "rests_on_doubt":  # None: in doubt outside the scope, never named here
+        parsed = None if about is None else parse_id(about)
         value["ask_about"] = (
-            {"id": about} if parsed is None else {"namespace": list(parsed[0]), "key": parsed[1]}
+            None
+            if about is None
+            else {"id": about}
+            if parsed is None
+            else {"namespace": list(parsed[0]), "key": parsed[1]}
         )
     updated = st.created_at or datetime.now(UTC)
     created = datetime.fromisoformat(meta["created_at"]) if "created_at" in meta else updated

@@ -162,7 +162,7 @@ def ask_first_waiting(
     mem: _Reads, st: State, waits: list[str], *, prefix: str | None = None
 ) -> str:
     """The question to ask before relying on a memory that holds but rests on memories in
-    doubt (:func:`stategraph.review.waiting.waits_on`): the question about the nearest of
+    doubt (:meth:`stategraph.review.waiting.Doubts.waits_on`): the question about the nearest of
     them, which settles both. Rejecting that memory puts this one in question; confirming it
     leaves this one holding, with nothing more to ask.
 

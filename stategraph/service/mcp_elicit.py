@@ -91,8 +91,8 @@ async def ask_first(ctx: Context[Any, Any], found: Sequence[Recalled], run: Run)
     recorded = False
     asked: dict[str, Recalled] = {}  # one question per memory it settles
     for r in found:
-        if r.ask_first and (r.ask_about or r.id) not in asked:
-            asked[r.ask_about or r.id] = r
+        if r.ask_first and r.ask_about is not None and r.ask_about not in asked:
+            asked[r.ask_about] = r
     for about, r in list(asked.items())[:ASK_AT_MOST]:
         assert r.ask_first is not None
         answer = await _ask(ctx, r.ask_first)

@@ -28,6 +28,7 @@ from stategraph import Memory
 from stategraph.cli import demo
 from stategraph.errors import InvalidInputError, InvalidKindError
 from stategraph.integrations.langgraph import StategraphStore, ThreadError
+from stategraph.recall import recall
 
 ZH = demo.SCENARIO["zh"]
 U1 = ("memories", "u1")
@@ -189,6 +190,38 @@ def test_a_plan_resting_on_a_belief_in_doubt_comes_back_resting_on_doubt(tmp_pat
     assert "Japanese visa" in d.value["ask_first"]
     waiting = store.search(U1, filter={"status": "rests_on_doubt"})
     assert [i.key for i in waiting] == ["d"]
+
+
+def test_what_rests_on_doubt_in_another_namespace_is_never_named_nor_settled_here(
+    tmp_path: Path,
+) -> None:
+    store = StategraphStore(Memory(tmp_path / "m.db"))
+    other = ("profile", "u1")
+    store.put(other, "trip", {"text": "The user flies to Tokyo on 2027-04-10"})
+    store.put(
+        other,
+        "visa",
+        {"text": "The user needs a Japanese visa", "kind": "belief", "context": "trip"},
+    )
+    store.put(
+        U1,
+        "form",
+        {
+            "text": "Print the consulate's visa form",
+            "kind": "plan",
+            "context": {"namespace": list(other), "key": "visa"},
+        },
+    )
+    store.delete(other, "trip")
+    form = store.get(U1, "form")
+    assert form is not None and form.value["status"] == "rests_on_doubt"
+    assert form.value["ask_about"] is None  # not this namespace's to settle
+    assert "outside this namespace" in form.value["ask_first"]
+    assert "Japanese" not in form.value["ask_first"] and "profile" not in form.value["ask_first"]
+    (hit,) = store.search(U1, query="consulate form")
+    assert hit.value["ask_about"] is None and hit.value["ask_first"] == form.value["ask_first"]
+    (found,) = recall(store.memory, "consulate form", 1, id_prefix="memories/u1/")
+    assert found.ask_about is None and "profile" not in found.reason
 
 
 def test_premises_in_another_namespace_and_unknown_premises(tmp_path: Path) -> None:
