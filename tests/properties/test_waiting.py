@@ -1,0 +1,88 @@
+"""What recall grades ``holds`` survives everything in doubt turning out false; what it grades
+``rests_on_doubt`` does not (stategraph.review.waiting).
+
+Random memories: facts, and derived memories each resting on earlier ones, some by declared
+alternatives (``because``), some through candidates (``context``), which a change of a fact
+puts in doubt without passing the doubt on. After a few facts are retracted, every memory
+that holds and is not itself in doubt is graded by recall's own grading, and checked against
+the well-founded model of the program in which every memory in doubt is false
+(``stategraph.testing.oracles.wfm``, which shares no code with the walk): "holds" must be true
+there, "rests on doubt" must not.
+"""
+
+from __future__ import annotations
+
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from stategraph import Memory, Truth
+from stategraph.recall import grade
+from stategraph.review.waiting import Doubts
+from stategraph.testing.oracles.wfm import Rule, well_founded_model
+from stategraph.values import EdgeCheck
+
+
+@st.composite
+def histories(draw: st.DrawFn) -> tuple[Memory, list[str]]:
+    """A memory of 2-5 facts and 2-9 derived memories, then 1-2 facts retracted."""
+    mem = Memory(candidates=None)
+    facts = [f"f{i}" for i in range(draw(st.integers(2, 5)))]
+    for f in facts:
+        mem.fact(f, f"fact {f}")
+    ids = list(facts)
+    for i in range(draw(st.integers(2, 9))):
+        sid = f"d{i}"
+        earlier = st.lists(st.sampled_from(ids), min_size=1, max_size=2, unique=True)
+        if draw(st.integers(0, 9)) < 4:  # declared: one or two alternatives
+            because = draw(st.lists(earlier, min_size=1, max_size=2))
+            mem.plan(sid, f"plan {sid}", because=because)
+        else:  # candidates: a doubt of one of them does not travel
+            mem.plan(sid, f"plan {sid}", context=draw(earlier))
+        ids.append(sid)
+    gone = draw(st.lists(st.sampled_from(facts), min_size=1, max_size=2, unique=True))
+    mem.retract(*gone)
+    return mem, ids
+
+
+def _worst_case(mem: Memory, doubt: set[str]) -> set[str]:
+    """What is true when every memory in doubt is false."""
+    facts, rules = [], []
+    for sid in mem.holding() | mem.undefined():
+        if sid in doubt or not mem.is_active(sid):
+            continue
+        justs = mem.justifications(sid)
+        if not justs and mem.state(sid).kind == "fact":
+            facts.append(sid)
+        for j in justs:
+            needed = [p for p in j.premises if j.checked.get(p) is not EdgeCheck.independent]
+            rule: Rule = (sid, needed, list(j.unless))
+            rules.append(rule)
+    return set(well_founded_model(facts, rules).true)
+
+
+@settings(max_examples=150, deadline=None)
+@given(histories())
+def test_holds_survives_the_doubt_and_rests_on_doubt_does_not(
+    made: tuple[Memory, list[str]],
+) -> None:
+    mem, ids = made
+    doubt = {p.id for p in mem.pending_review()} | set(mem.undefined())
+    worst = _worst_case(mem, doubt)
+    doubts = Doubts(mem.store)
+    graded = {"holds": 0, "rests_on_doubt": 0}
+    for sid in ids:
+        if sid in doubt or not mem.is_active(sid) or mem.truth(sid) is not Truth.true:
+            continue
+        found = mem.store.state(sid)
+        assert found is not None
+        status, ask, _, about = grade(mem, found[0], found[1], found[2], doubts)
+        graded[status] += 1
+        if status == "holds":
+            assert sid in worst, f"{sid} graded holds, but it falls when the doubt does"
+            assert ask is None and about is None
+        else:
+            assert status == "rests_on_doubt"
+            assert sid not in worst, f"{sid} rests on doubt, yet holds without it"
+            assert ask is not None and about in doubt
+    event(f"graded: {'some' if graded['rests_on_doubt'] else 'no'} memory rests on doubt")
+    mem.close()
