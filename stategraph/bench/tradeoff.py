@@ -33,8 +33,9 @@ SETTINGS: tuple[tuple[str, Proposer], ...] = (
     *((f"v3 relative={r}", EvidenceProposer(relative=r)) for r in (0.0, 0.3, 0.5, 0.7)),
     ("v3 relative=0.5, no cover", EvidenceProposer(cover=None)),
     ("v3 relative=0.99 (the best), cover", EvidenceProposer(relative=0.99)),
-    ("v3 relative=0.5, inherited", EvidenceProposer(inherit=True)),
-    ("v3 relative=0.5, inherited, any cover", EvidenceProposer(inherit=True, cover_facts=False)),
+    ("v3 relative=0.5, not inherited", EvidenceProposer(inherit=False)),
+    ("v3 relative=0.3, not inherited", EvidenceProposer(relative=0.3, inherit=False)),
+    ("v3 relative=0.5, any cover", EvidenceProposer(cover_facts=False)),
     ("v3 relative=0.5, turn=2", EvidenceProposer(turn=2)),
     *(
         (

@@ -32,13 +32,13 @@ the MCP session, a LangGraph thread, what the caller names) that hold, newest fi
 just before it. They are candidates beside those with evidence (``contemporaries``; without
 it, only when nothing has evidence). Never every fact in the store.
 
-**Through a derived candidate**, with ``inherit`` (off by default): a candidate that is itself
-derived from candidates brings its own open candidates along. A doubt does not travel through
-a candidate that is only in doubt (``docs/revision.md``): a plan whose only evidence is the
-belief it was derived from keeps its value when the fact under that belief goes, and waits
-for the belief to be settled (recall grades it ``rests_on_doubt``:
-:mod:`stategraph.review.waiting`). Inherited, it was asked about beside the belief, and most
-such questions were not needed.
+**Through a derived candidate**, with ``inherit``: a candidate that is itself derived from
+candidates brings its own open candidates along. A doubt does not travel through a candidate
+that is only in doubt (``docs/revision.md``): without inheritance, a plan whose only evidence
+is the belief it was derived from keeps its value when the fact under that belief goes, and
+waits for the belief to be settled (recall grades it ``rests_on_doubt``:
+:mod:`stategraph.review.waiting`); inherited, it is asked about beside the belief. Most of
+those questions are not needed, but without them more memories that must go stay silent.
 
 Everything is read through the store's indexes: the term index's postings (at most
 ``postings`` a term, for the ``max_terms`` rarest terms), the session index, the latest
@@ -154,12 +154,13 @@ class EvidenceProposer:
         min_df: a store of a few memories never treats a term as common below this.
         turn: with no evidence and no session, the facts among this many memories written
             last are the candidates.
-        inherit: a derived candidate brings its own open candidates along. Off by default:
-            what rests on a derived memory in doubt is not asked about, it waits
+        inherit: a derived candidate brings its own open candidates along. Without it, what
+            rests on a derived memory in doubt is not asked about but waits
             (:mod:`stategraph.review.waiting`; recall grades it ``rests_on_doubt`` and asks
-            about the memory in doubt first), and is asked about once that memory is rejected.
-            Inherited, each was asked about beside it: on the blind traces 109 of 148 such
-            questions were not needed (``stategraph bench --tradeoff``).
+            about the memory in doubt first). On, by default: on the blind traces of batches
+            b to e, 109 of the 148 questions it asked were not needed, but turned off, more
+            memories that must go stayed silent (seven more of 94 on batch l, first sight;
+            ``stategraph bench --tradeoff``), and a silent keep is the worse failure.
         contemporaries: the facts of the session or turn are candidates beside those with
             evidence, not only when none has any. The default, chosen from ``stategraph bench
             --tradeoff``: without them, a fact that shares no word with what was derived
@@ -174,9 +175,10 @@ class EvidenceProposer:
             ``stategraph bench --tradeoff``: on every batch of traces it left fewer gold
             invalidations silent, at a few more questions.
         cover_facts: only the units a fact candidate shares count as covered: a derived
-            candidate does not pass on what it rests on (``inherit``), so a fact sharing the
-            unit is a candidate too ("book settling-in sessions at Little Acorns" shares the
-            nursery with the to-do about its sessions and with the nursery's start).
+            candidate passes on at most its own open candidates (``inherit``), and none
+            when not inherited, so a fact sharing the unit is a candidate too ("book
+            settling-in sessions at Little Acorns" shares the nursery with the to-do about
+            its sessions and with the nursery's start).
         max_terms: the rarest terms of the new memory that are looked up.
         postings: memories read per term (newest first).
         exogenous: the kinds counted as facts (the exogenous kinds of the memory's policy).
@@ -192,7 +194,7 @@ class EvidenceProposer:
     max_df_share: float = 0.05
     min_df: int = 50
     turn: int = 8
-    inherit: bool = False
+    inherit: bool = True
     contemporaries: bool = True
     cover: float | None = 0.5
     cover_facts: bool = True
@@ -306,11 +308,9 @@ class EvidenceProposer:
     ) -> list[str]:
         """The facts under the bar, most evidence first, that each share a unit at least
         ``floor`` specific which no fact before them shares (see ``cover``). With
-        ``cover_facts``, a unit only a derived candidate shares is not covered: what it rests
-        on is not passed on (see ``inherit``), so "book settling-in sessions at Little
-        Acorns" takes the nursery's start as well as the to-do about the nursery's sessions.
-        At most ``limit`` memories
-        under the bar are read, so the cost stays that of the ranking."""
+        ``cover_facts``, a unit only a derived candidate shares is not covered (see
+        ``cover_facts``). At most ``limit`` memories under the bar are read, so the cost
+        stays that of the ranking."""
         covering = chosen
         if self.cover_facts and chosen:
             chosen_kinds = index.kinds(chosen)

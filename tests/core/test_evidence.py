@@ -68,8 +68,8 @@ def test_with_no_evidence_and_no_session_the_turn_and_never_the_whole_store() ->
     assert [j.origin for j in mem.justifications("alone")] == [Origin.assumed]
 
 
-def test_a_derived_candidate_brings_its_own_candidates_when_asked_to() -> None:
-    mem = Memory(candidates=EvidenceProposer(contemporaries=False, inherit=True))
+def test_a_derived_candidate_brings_its_own_candidates() -> None:
+    mem = Memory(candidates=EvidenceProposer(contemporaries=False))
     mem.fact("f", "The Siemens offer in Munich starts in March")
     mem.plan("p", "Look for a flat near the Siemens campus")
     mem.action("a", "Ask the agent about flat viewings near the campus")
@@ -77,10 +77,10 @@ def test_a_derived_candidate_brings_its_own_candidates_when_asked_to() -> None:
     assert proposed(mem, "a") == {"p": "lexical", "f": "inherited"}
 
 
-def test_by_default_what_rests_on_a_derived_candidate_waits_for_it() -> None:
+def test_not_inherited_what_rests_on_a_derived_candidate_waits_for_it() -> None:
     """Not inherited: when the offer goes, the plan is asked about and the action waits on
     the plan (recall grades it rests_on_doubt), instead of a second question beside it."""
-    mem = Memory(candidates=EvidenceProposer(contemporaries=False))
+    mem = Memory(candidates=EvidenceProposer(contemporaries=False, inherit=False))
     mem.fact("f", "The Siemens offer in Munich starts in March")
     mem.plan("p", "Look for a flat near the Siemens campus")
     mem.action("a", "Ask the agent about flat viewings near the campus")
@@ -95,7 +95,7 @@ def test_what_a_memory_inherits_is_bounded() -> None:
     """An agent that writes the same plan every week: each copy is a candidate of the next,
     and each brought all its own candidates along, 40 a memory at the median on the dense
     workload. Now at most ``k`` are inherited, the best candidate's first."""
-    mem = Memory(candidates=EvidenceProposer(k=4, contemporaries=False, inherit=True))
+    mem = Memory(candidates=EvidenceProposer(k=4, contemporaries=False))
     for i in range(12):
         mem.fact(f"f{i}", f"Fact about zorblax{i} quintessence")
         mem.plan(f"p{i}", "Call grandma on Sunday evening", context=[f"f{i}"])
@@ -158,12 +158,13 @@ def test_a_log_written_before_cover_replays_without_it() -> None:
 
 def test_a_unit_only_a_derived_candidate_shares_is_not_covered() -> None:
     """The to-do shares the nursery and its sessions with the derived to-do about them, and
-    the nursery alone with the fact that the child starts there. The derived candidate does
-    not pass a change of that fact on (nothing is inherited), so the fact is a candidate too,
+    the nursery alone with the fact that the child starts there. Where the derived candidate
+    does not pass a change of that fact on (nothing inherited), the fact is a candidate too,
     and moving the start asks about the to-do."""
 
     def made(cover_facts: bool) -> Memory:
-        mem = Memory(candidates=EvidenceProposer(contemporaries=False, cover_facts=cover_facts))
+        proposer = EvidenceProposer(contemporaries=False, inherit=False, cover_facts=cover_facts)
+        mem = Memory(candidates=proposer)
         mem.fact("start", "Alfie starts at Bramblewood nursery on Monday 2 September")
         mem.fact("plot", "The allotment harvest show is on Saturday 31 August")
         for i, thing in enumerate(["kettle", "bicycle", "piano", "glasses", "passport", "lamp"]):

@@ -161,7 +161,7 @@ def test_history_lists_every_revision(place: Place) -> None:
             "max_df_share": 0.05,
             "min_df": 50,
             "turn": 8,
-            "inherit": False,
+            "inherit": True,
             "contemporaries": True,
             "cover": 0.5,
             "cover_facts": True,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import operator
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
@@ -36,6 +37,7 @@ from stategraph.integrations.ask_first import ANSWERS, ask_user_first
 from stategraph.integrations.chat_model import NAME, ChatModelJudge
 from stategraph.integrations.langgraph import StategraphStore
 from stategraph.judge.settle import JudgeBudget
+from stategraph.text.evidence import EvidenceProposer
 
 ZH = demo.SCENARIO["zh"]
 
@@ -159,7 +161,18 @@ def agent(state: Turn, config: RunnableConfig, *, store: BaseStore) -> dict[str,
 
 @pytest.fixture
 def app(tmp_path: Path) -> Any:
-    store = StategraphStore.from_url(f"sqlite:///{tmp_path / 'm.db'}")
+    yield from _compiled(StategraphStore.from_url(f"sqlite:///{tmp_path / 'm.db'}"))
+
+
+@pytest.fixture
+def app_not_inherited(tmp_path: Path) -> Any:
+    """Candidates whose own candidates a plan does not take: what rests on a belief in doubt
+    waits for it."""
+    memory = Memory(tmp_path / "m.db", candidates=EvidenceProposer(inherit=False))
+    yield from _compiled(StategraphStore(memory))
+
+
+def _compiled(store: StategraphStore) -> Iterator[Any]:
     graph = StateGraph(Turn)
     graph.add_node("agent", agent)
     graph.add_edge(START, "agent")
@@ -202,8 +215,9 @@ def test_the_user_is_asked_once_about_every_memory_in_doubt_and_answers_are_reco
 
 
 def test_memories_resting_on_doubt_ask_once_about_what_they_rest_on(
-    app: Any, tmp_path: Path
+    app_not_inherited: Any, tmp_path: Path
 ) -> None:
+    app = app_not_inherited
     app.invoke({"said": "visa"}, CONFIG)
     stopped = app.invoke({"said": "consulate"}, CONFIG)
     (stop,) = stopped["__interrupt__"]

@@ -29,9 +29,12 @@ from stategraph.cli import demo
 from stategraph.errors import InvalidInputError, InvalidKindError
 from stategraph.integrations.langgraph import StategraphStore, ThreadError
 from stategraph.recall import recall
+from stategraph.text.evidence import EvidenceProposer
 
 ZH = demo.SCENARIO["zh"]
 U1 = ("memories", "u1")
+NOT_INHERITED = EvidenceProposer(inherit=False)
+"""Candidates whose own candidates a plan does not take: what rests on a belief in doubt waits."""
 
 
 class Turn(TypedDict):
@@ -177,7 +180,7 @@ def test_delete_retracts_and_cascades_and_a_later_put_starts_a_new_version(
 
 
 def test_a_plan_resting_on_a_belief_in_doubt_comes_back_resting_on_doubt(tmp_path: Path) -> None:
-    store = StategraphStore(Memory(tmp_path / "m.db"))
+    store = StategraphStore(Memory(tmp_path / "m.db", candidates=NOT_INHERITED))
     store.put(U1, "f", {"text": "The user flies to Tokyo on 2027-04-10"})
     store.put(U1, "b", {"text": "The user needs a Japanese visa", "kind": "belief", "context": "f"})
     store.put(
@@ -195,7 +198,7 @@ def test_a_plan_resting_on_a_belief_in_doubt_comes_back_resting_on_doubt(tmp_pat
 def test_what_rests_on_doubt_in_another_namespace_is_never_named_nor_settled_here(
     tmp_path: Path,
 ) -> None:
-    store = StategraphStore(Memory(tmp_path / "m.db"))
+    store = StategraphStore(Memory(tmp_path / "m.db", candidates=NOT_INHERITED))
     other = ("profile", "u1")
     store.put(other, "trip", {"text": "The user flies to Tokyo on 2027-04-10"})
     store.put(
@@ -369,8 +372,6 @@ def test_a_memory_kept_in_memory_serves_one_thread_and_from_url_refuses_it() -> 
 
 
 def test_recall_ranks_within_an_id_prefix_not_a_store_wide_ranking(place: Place) -> None:
-    from stategraph.recall import recall
-
     mem = place.memory()
     for i in range(5):  # better matches, all of another user
         mem.fact(f"memories/u2/t{i}", "green tea green tea green tea")
