@@ -588,18 +588,22 @@ def _item(
     value["status"] = status
     if ask is not None:
         value["ask_first"] = ask
-    if status == "rests_on_doubt":  # None: in doubt outside the scope, never named here
-        parsed = None if about is None else parse_id(about)
-        value["ask_about"] = (
-            None
-            if about is None
-            else {"id": about}
-            if parsed is None
-            else {"namespace": list(parsed[0]), "key": parsed[1]}
-        )
+    if status == "rests_on_doubt":
+        value["ask_about"] = _named(about)
     updated = st.created_at or datetime.now(UTC)
     created = datetime.fromisoformat(meta["created_at"]) if "created_at" in meta else updated
     return SearchItem(namespace, key, value, created, updated, score)
+
+
+def _named(sid: str | None) -> dict[str, Any] | None:
+    """A memory as an item's value names it: its namespace and key, its id when this mapping
+    did not make it, None when it is not to be named (outside the reader's scope)."""
+    if sid is None:
+        return None
+    parsed = parse_id(sid)
+    if parsed is None:
+        return {"id": sid}
+    return {"namespace": list(parsed[0]), "key": parsed[1]}
 
 
 def _latest(mem: Memory, prefix: str) -> Iterator[tuple[tuple[str, ...], str, str]]:
