@@ -13,7 +13,8 @@ silently (:mod:`stategraph.bench.metrics`).
 A memory waits when every support that holds passes through a memory in doubt: a premise
 (a candidate, or a premise known to be needed) that is in the review queue or undefined, or
 one that waits itself. A premise a check found independent is no support, and a support
-with one premise that no longer holds is no support either. The walk reads a few rows a
+with one premise that no longer holds is no support either, nor one back through the memory
+being read (a cycle does not support itself). The walk reads a few rows a
 step, at most :data:`MAX_DEPTH` steps up and :data:`MAX_READ` memories in all; what lies
 beyond is taken as firm, as the depth bound of a revision is
 (``Memory(max_depth=...)``).
@@ -31,6 +32,9 @@ __all__ = ["MAX_DEPTH", "MAX_READ", "Doubts", "flag_of"]
 
 MAX_DEPTH = 8
 """The most steps up a memory's supports the walk takes."""
+
+Waits = list[str] | None
+"""What a memory or one support of it waits on: [] when firm, None when it does not hold."""
 
 MAX_READ = 256
 """The most memories one walk reads the supports of."""
@@ -88,39 +92,61 @@ class Doubts:
         """
         found: dict[str, list[str]] = {}
         read = 0
-        cut = False
+        cuts = 0
 
-        def walk(sid: str, depth: int, path: frozenset[str]) -> list[str]:
-            nonlocal cut, read
+        def through(j: Justification, sid: str, depth: int, path: frozenset[str]) -> Waits:
+            """What one support of ``sid`` waits on ([] when firm), or None when it does not
+            hold without going back through ``path``."""
+            nonlocal cuts
+            if any(self.value(u) is Truth.true for u in j.unless):
+                return None
+            these: list[str] = []
+            for p in _premises(j):
+                if self(p):
+                    these.append(p)
+                    continue
+                if p in path or p == sid:
+                    cuts += 1  # a cycle supports nothing by itself (well-founded)
+                    return None
+                up = walk(p, depth - 1, path | {sid}) if self.value(p) is Truth.true else None
+                if up is None:
+                    return None  # this support does not hold
+                these += up
+            return these
+
+        def walk(sid: str, depth: int, path: frozenset[str]) -> Waits:
+            """What ``sid`` waits on ([] when firm), or None when no support of it holds
+            without going back through ``path``."""
+            nonlocal cuts, read
             if sid in self._waits:
                 return self._waits[sid]
             if sid in found:
                 return found[sid]
-            if depth == 0 or sid in path or read >= MAX_READ:
-                cut = True
-                return []  # beyond the bound, or a cycle: taken as firm
+            if depth == 0 or read >= MAX_READ:
+                cuts += 1
+                return []  # beyond the bound: taken as firm, as the revision's depth bound is
             read += 1
+            before = cuts
+            justifications = self.store.justifications(sid)
             doubts: list[str] = []
-            for j in self.store.justifications(sid):
-                if any(self.value(u) is Truth.true for u in j.unless):
+            supported = not justifications  # a fact
+            for j in justifications:
+                these = through(j, sid, depth, path)
+                if these is None:
                     continue
-                these: list[str] = []
-                for p in _premises(j):
-                    if self(p):
-                        these.append(p)
-                    elif self.value(p) is Truth.true:
-                        these += walk(p, depth - 1, path | {sid})
-                    else:
-                        break  # this support does not hold
-                else:
-                    if not these:
-                        found[sid] = []
-                        return []
-                    doubts += these
-            found[sid] = list(dict.fromkeys(doubts))
-            return found[sid]
+                if not these:
+                    doubts, supported = [], True
+                    break
+                doubts += these
+                supported = True
+            if not supported:
+                return None
+            out = list(dict.fromkeys(doubts))
+            if cuts == before:  # read whole: the same from any path
+                found[sid] = out
+            return out
 
-        out = [d for d in walk(state_id, MAX_DEPTH, frozenset()) if d != state_id]
-        if not cut:
+        out = [d for d in walk(state_id, MAX_DEPTH, frozenset()) or [] if d != state_id]
+        if cuts == 0:
             self._waits.update(found)
         return out

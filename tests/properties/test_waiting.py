@@ -15,7 +15,7 @@ from __future__ import annotations
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from stategraph import Memory, Truth
+from stategraph import Change, Justification, Memory, Truth
 from stategraph.recall import grade
 from stategraph.review.waiting import Doubts
 from stategraph.testing.oracles.wfm import Rule, well_founded_model
@@ -24,7 +24,8 @@ from stategraph.values import EdgeCheck
 
 @st.composite
 def histories(draw: st.DrawFn) -> tuple[Memory, list[str]]:
-    """A memory of 2-5 facts and 2-9 derived memories, then 1-2 facts retracted."""
+    """A memory of 2-5 facts and 2-9 derived memories, half the time with a loop back from a
+    derived memory to a later one, then 1-2 facts retracted."""
     mem = Memory(candidates=None)
     facts = [f"f{i}" for i in range(draw(st.integers(2, 5)))]
     for f in facts:
@@ -39,6 +40,12 @@ def histories(draw: st.DrawFn) -> tuple[Memory, list[str]]:
         else:  # candidates: a doubt of one of them does not travel
             mem.plan(sid, f"plan {sid}", context=draw(earlier))
         ids.append(sid)
+    derived = ids[len(facts) :]
+    if len(derived) >= 2 and draw(st.booleans()):  # a loop back: supports nothing by itself
+        low, high = sorted(
+            draw(st.lists(st.sampled_from(derived), min_size=2, max_size=2, unique=True))
+        )
+        mem.revise(Change(add_justifications=(Justification(head=low, premises=(high,)),)))
     gone = draw(st.lists(st.sampled_from(facts), min_size=1, max_size=2, unique=True))
     mem.retract(*gone)
     return mem, ids

@@ -99,3 +99,17 @@ def test_one_reader_shares_what_it_read_and_answers_the_same() -> None:
     doubts = Doubts(mem.store)
     assert [doubts.waits_on(s) for s in ("A", "D", "H", "A")] == [["B"], ["B"], [], ["B"]]
     assert doubts("B") and not doubts("D") and not doubts("missing")
+
+
+def test_a_cycle_back_through_the_memory_is_no_support() -> None:
+    """Q rests on the belief in doubt, and also on P, which rests only on Q: the loop through
+    P supports nothing by itself, so P and Q both wait on the belief."""
+    mem = Memory(candidates=None)
+    mem.fact("F", "The user flies to Tokyo on 2027-04-10")
+    mem.belief("B", "The user needs a Japanese visa", context=["F"])
+    mem.plan("Q", "Apply for the visa at the consulate", context=["B"])
+    mem.plan("P", "Print the consulate's form", because=["Q"])
+    mem.revise(Change(add_justifications=(Justification(head="Q", premises=("P",)),)))
+    mem.retract("F")
+    assert mem.truth("P") is Truth.true and mem.truth("Q") is Truth.true
+    assert _waits(mem, "P") == ["B"] and _waits(mem, "Q") == ["B"]
