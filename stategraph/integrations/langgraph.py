@@ -383,12 +383,13 @@ class StategraphStore(BaseStore):
                     break
                 k = min(MAX_K, k * 4)
             return out[op.offset : stop]
+        doubts = Doubts(mem.store)  # one reader for the whole listing
         for namespace, key, sid in _latest(mem, prefix):
             row = mem.store.state(sid)
             if row is None or not row[1]:
                 continue  # deleted
             st, active, truth = row
-            status, ask, about = _grade(mem, st, active, truth, self._scope)
+            status, ask, about = _grade(mem, st, active, truth, self._scope, doubts)
             if status == "invalidated" and not wanted.invalidated:
                 continue
             item = _item(namespace, key, st, status, ask, about=about)
@@ -553,7 +554,12 @@ def _same(mem: Memory, old: State, new: State, justs: Sequence[Justification]) -
 
 
 def _grade(
-    mem: Memory, st: State, active: bool, truth: Truth, scope: int | None = 0
+    mem: Memory,
+    st: State,
+    active: bool,
+    truth: Truth,
+    scope: int | None = 0,
+    doubts: Doubts | None = None,
 ) -> tuple[str, str | None, str | None]:
     """A memory's status and, in doubt or resting on doubt, its ``ask_first`` and the
     memory its answer settles (:func:`stategraph.recall.grade`); the question quotes nothing
@@ -561,7 +567,8 @@ def _grade(
     store declared one user's."""
     labels = st.id.split("/")[:-1]
     prefix = "".join(f"{label}/" for label in (labels[:scope] if scope else labels)) or None
-    status, ask, _, about = grade(mem, st, active, truth, Doubts(mem.store), prefix=prefix)
+    doubts = Doubts(mem.store) if doubts is None else doubts
+    status, ask, _, about = grade(mem, st, active, truth, doubts, prefix=prefix)
     return status, ask, about
 
 

@@ -39,6 +39,8 @@ from stategraph.integrations.langgraph import StategraphStore
 from stategraph.judge.settle import JudgeBudget
 from stategraph.text.evidence import EvidenceProposer
 
+from .test_langgraph import put_trip_and_visa
+
 ZH = demo.SCENARIO["zh"]
 
 
@@ -137,12 +139,7 @@ def agent(state: Turn, config: RunnableConfig, *, store: BaseStore) -> dict[str,
         store.put(ns, "move", {"text": ZH["m1b"]})  # no judge: both wait for the user
         return {"replies": ["noted"]}
     if state["said"] == "visa":
-        store.put(ns, "trip", {"text": "The user flies to Tokyo on 2027-04-10"})
-        store.put(
-            ns,
-            "visa",
-            {"text": "The user needs a Japanese visa", "kind": "belief", "context": "trip"},
-        )
+        put_trip_and_visa(store, ns)
         store.put(
             ns,
             "form",

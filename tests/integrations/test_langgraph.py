@@ -37,6 +37,14 @@ NOT_INHERITED = EvidenceProposer(inherit=False)
 """Candidates whose own candidates a plan does not take: what rests on a belief in doubt waits."""
 
 
+def put_trip_and_visa(store: BaseStore, namespace: tuple[str, ...]) -> None:
+    """A trip (key ``trip``) and the belief that a visa is needed, resting on it through a
+    candidate (key ``visa``): deleting the trip puts the belief in doubt."""
+    store.put(namespace, "trip", {"text": "The user flies to Tokyo on 2027-04-10"})
+    visa = {"text": "The user needs a Japanese visa", "kind": "belief", "context": "trip"}
+    store.put(namespace, "visa", visa)
+
+
 class Turn(TypedDict):
     said: str
     replies: Annotated[list[str], operator.add]
@@ -181,13 +189,12 @@ def test_delete_retracts_and_cascades_and_a_later_put_starts_a_new_version(
 
 def test_a_plan_resting_on_a_belief_in_doubt_comes_back_resting_on_doubt(tmp_path: Path) -> None:
     store = StategraphStore(Memory(tmp_path / "m.db", candidates=NOT_INHERITED))
-    store.put(U1, "f", {"text": "The user flies to Tokyo on 2027-04-10"})
-    store.put(U1, "b", {"text": "The user needs a Japanese visa", "kind": "belief", "context": "f"})
+    put_trip_and_visa(store, U1)
     store.put(
-        U1, "d", {"text": "Apply for the visa at the consulate", "kind": "plan", "context": "b"}
+        U1, "d", {"text": "Apply for the visa at the consulate", "kind": "plan", "context": "visa"}
     )
-    store.delete(U1, "f")
-    assert store.get(U1, "b").value["status"] == "needs_confirmation"  # type: ignore[union-attr]
+    store.delete(U1, "trip")
+    assert store.get(U1, "visa").value["status"] == "needs_confirmation"  # type: ignore[union-attr]
     d = store.get(U1, "d")
     assert d is not None and d.value["status"] == "rests_on_doubt"
     assert "Japanese visa" in d.value["ask_first"]
@@ -200,12 +207,7 @@ def test_what_rests_on_doubt_in_another_namespace_is_never_named_nor_settled_her
 ) -> None:
     store = StategraphStore(Memory(tmp_path / "m.db", candidates=NOT_INHERITED))
     other = ("profile", "u1")
-    store.put(other, "trip", {"text": "The user flies to Tokyo on 2027-04-10"})
-    store.put(
-        other,
-        "visa",
-        {"text": "The user needs a Japanese visa", "kind": "belief", "context": "trip"},
-    )
+    put_trip_and_visa(store, other)
     store.put(
         U1,
         "form",
