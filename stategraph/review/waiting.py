@@ -16,8 +16,8 @@ one that waits itself. A premise a check found independent is no support, and a 
 with one premise that no longer holds is no support either, nor one back through the memory
 being read (a cycle does not support itself). The walk reads a few rows a
 step, at most :data:`MAX_DEPTH` steps up and :data:`MAX_READ` memories in all; what lies
-beyond is taken as firm, as the depth bound of a revision is
-(``Memory(max_depth=...)``).
+beyond is taken as firm (a doubt further up than that is not shown: it grades a memory,
+never its value).
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ class Doubts:
                 return found[sid]
             if depth == 0 or read >= MAX_READ:
                 cuts += 1
-                return []  # beyond the bound: taken as firm, as the revision's depth bound is
+                return []  # beyond the bound: taken as firm (a grade, never a value)
             read += 1
             before = cuts
             justifications = self.store.justifications(sid)
