@@ -12,10 +12,12 @@ silently (:mod:`stategraph.bench.metrics`).
 
 A memory waits when every support that holds passes through a memory in doubt: a premise
 (a candidate, or a premise known to be needed) that is in the review queue or undefined, or
-one that waits itself. A premise a check found independent is no support, and a support
-with one premise that no longer holds is no support either, nor one back through the memory
-being read (a cycle does not support itself). The walk reads a few rows a
-step, at most :data:`MAX_DEPTH` steps up and :data:`MAX_READ` memories in all; what lies
+one that waits itself, or a blocker (``unless``) in doubt, which may turn out true (a booking
+already made whose basis went is asked about with its value false, and the search for
+another hotel it blocked holds meanwhile). A premise a check found independent is no
+support, and a support with one premise that no longer holds is no support either, nor one
+back through the memory being read (a cycle does not support itself). The walk reads a few
+rows a step, at most :data:`MAX_DEPTH` steps up and :data:`MAX_READ` memories in all; what lies
 beyond is taken as firm (a doubt further up than that is not shown: it grades a memory,
 never its value).
 """
@@ -100,7 +102,8 @@ class Doubts:
             nonlocal cuts
             if any(self.value(u) is Truth.true for u in j.unless):
                 return None
-            these: list[str] = []
+            # a blocker in doubt may turn out true, and block this support
+            these = [u for u in j.unless if self(u)]
             for p in _premises(j):
                 if self(p):
                     these.append(p)

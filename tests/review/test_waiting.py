@@ -113,3 +113,18 @@ def test_a_cycle_back_through_the_memory_is_no_support() -> None:
     mem.retract("F")
     assert mem.truth("P") is Truth.true and mem.truth("Q") is Truth.true
     assert _waits(mem, "P") == ["B"] and _waits(mem, "Q") == ["B"]
+
+
+def test_a_blocker_in_doubt_is_waited_on() -> None:
+    mem = Memory(candidates=None)
+    mem.fact("T", "The user flies to Tokyo on 2027-04-10")
+    mem.action("K", "Book the Shinjuku hotel", because=["T"], status="executed")
+    mem.plan("S", "Keep looking for a hotel near the venue", unless=["K"])
+    assert mem.truth("S") is Truth.false  # booked: no need to look
+    report = mem.retract("T")
+    # the booking was made: a person says whether it stands; meanwhile it does not block
+    assert report.needs_confirmation == ["K"] and mem.truth("K") is Truth.false
+    assert report.restored == ["S"]
+    assert _waits(mem, "S") == ["K"]  # if the booking stands, S goes again
+    mem.confirm("K", by="ana")
+    assert mem.truth("S") is Truth.false
