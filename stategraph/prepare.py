@@ -146,7 +146,10 @@ class Preparer:
         match also names the holding facts that share the most evidence with it, whatever the
         reading names (:func:`~stategraph.text.reversals.evidence_matches` with ``wide``):
         possible reversals, for the judge alone (:mod:`stategraph.judge.reversals`). A person
-        is never asked about them, so without an answer they are dropped. Under ``check``, so
+        is never asked about them, so without an answer they are dropped. Without a judge,
+        an ending (``Grounding.ends``: "cancelled", "called off") that matched nothing is
+        asked of a person about the one fact that shares the most evidence with it, rather
+        than kept silently beside it. Under ``check``, so
         does a new fact whose reading finds no turn at all, with the facts near the best
         ("Omar teaches chemistry at Fairfield Academy" against "... at Ridgeway School"; 婆婆不让
         办寿宴了 against the birthday lunch): a reversal told with no cue the grounder knows.
@@ -181,6 +184,18 @@ class Preparer:
                     self.store, st, grounding, self.policy.is_exogenous, evidence, changing
                 )
                 matches = loose_together(found_too, matches)
+                if not matches and grounding.ends and not judged:
+                    # an ending that names nothing held, and nobody but a person to ask: the
+                    # fact that shares the most with it is asked about, never kept silently
+                    matches = evidence_matches(
+                        self.store,
+                        st,
+                        grounding,
+                        self.policy.is_exogenous,
+                        evidence,
+                        changing,
+                        wide=True,
+                    )[:1]
                 if judged:  # with a turn, whatever it names; without one, under ``check``
                     named = {m.old for m in matches}
                     possible += [

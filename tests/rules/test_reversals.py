@@ -413,3 +413,19 @@ def test_near_matches_are_near_the_best_one_not_the_last() -> None:
     assert found.turns
     got = evidence_matches(Reads(), new, found, lambda s: True, lambda r, s, k: Shared())
     assert [m.old for m in got] == ["a", "b"]
+
+
+def test_without_a_judge_an_ending_that_matched_nothing_asks_about_the_nearest_fact() -> None:
+    """The reading names Seattle, which the visit does not, so the visit is no match a
+    person is asked about from the reading alone; with nothing matched and no judge to put
+    it to, the fact that shares the most with the ending is asked about rather than kept
+    silently beside it (with a judge it goes to the judge: tests/judge)."""
+    mem = Memory(rules="all", grounder=GROUNDER)
+    mem.fact("visit", "Daniel's friend Kenji is visiting from Osaka in May")
+    mem.plan("rainier", "Take Kenji up Mount Rainier on the Saturday", context=["visit"])
+    mem.fact("rent", "Daniel pays 1,900 dollars rent on the first of each month")
+    report = mem.fact("off", "Kenji's leave got cancelled; he won't make it to Seattle this spring")
+    assert [(r.old, r.outcome) for r in report.reversals] == [("visit", "asked")]
+    assert {"visit", "rainier"} <= set(report.needs_confirmation)
+    assert "rent" not in report.needs_confirmation
+    assert {"visit", "rainier"} <= mem.holding()  # their values kept: a person decides
