@@ -18,6 +18,7 @@ that atom's node.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -180,36 +181,25 @@ class Preparer:
             matches = find_matches(self.store, st, grounding, self.policy.is_exogenous, changing)
             evidence = getattr(self.proposer, "evidence", None)
             if evidence is not None and not (matches and matches[0].clean):
-                found_too = evidence_matches(
-                    self.store, st, grounding, self.policy.is_exogenous, evidence, changing
+                by_evidence = functools.partial(
+                    evidence_matches,
+                    self.store,
+                    st,
+                    grounding,
+                    self.policy.is_exogenous,
+                    evidence,
+                    changing,
                 )
-                matches = loose_together(found_too, matches)
+                matches = loose_together(by_evidence(), matches)
                 if not matches and grounding.ends and not judged:
                     # an ending that names nothing held, and nobody but a person to ask: the
                     # fact that shares the most with it is asked about, never kept silently
-                    matches = evidence_matches(
-                        self.store,
-                        st,
-                        grounding,
-                        self.policy.is_exogenous,
-                        evidence,
-                        changing,
-                        wide=True,
-                    )[:1]
+                    matches = by_evidence(wide=True)[:1]
                 if judged:  # with a turn, whatever it names; without one, under ``check``
                     named = {m.old for m in matches}
                     possible += [
                         _reversal(st, m.old, False, m.shared, "asked", self._ask(st, m.old))
-                        for m in evidence_matches(
-                            self.store,
-                            st,
-                            grounding,
-                            self.policy.is_exogenous,
-                            evidence,
-                            changing,
-                            wide=bool(grounding.turns),
-                            unturned=checked,
-                        )
+                        for m in by_evidence(wide=bool(grounding.turns), unturned=checked)
                         if m.old not in named
                     ]
             if not matches:
