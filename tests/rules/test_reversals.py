@@ -429,3 +429,26 @@ def test_without_a_judge_an_ending_that_matched_nothing_asks_about_the_nearest_f
     assert {"visit", "rainier"} <= set(report.needs_confirmation)
     assert "rent" not in report.needs_confirmation
     assert {"visit", "rainier"} <= mem.holding()  # their values kept: a person decides
+
+
+@pytest.mark.parametrize(
+    ("kept", "gone"),
+    [
+        ("Li Wei has a two-year-old corgi named Doudou.", "我们不养狗了，送给了朋友。"),
+        ("我们家养了一只柯基，叫豆豆。", "We don't have the dog anymore, we gave it to a friend."),
+    ],
+)
+def test_a_pet_given_away_told_as_a_fact_takes_what_was_planned_for_it(
+    kept: str, gone: str
+) -> None:
+    """The seed scenario's dog, told in either language and given away in the other: keeping
+    a pet grounds to ``keeps_pet``, which its negation ends, so the new fact finds the old one
+    and what rested on it is no longer kept silently."""
+    mem = Memory(rules="all", grounder=GROUNDER)
+    mem.fact("dog", kept)
+    mem.plan("walk", "Walk Doudou every evening at 7 after Li Wei gets home.", context=["dog"])
+    mem.fact("rent", "李伟在徐汇区租了一套一居室，月租6500元。")
+    report = mem.fact("gone", gone)
+    assert [(r.old, r.outcome) for r in report.reversals] == [("dog", "superseded")]
+    assert "dog" not in mem.holding() and "walk" in _gone(report) | set(report.needs_confirmation)
+    assert "rent" in mem.holding() and "rent" not in report.needs_confirmation
