@@ -12,7 +12,8 @@ the derivations through live states first, and for both when a new store's cap c
 and to be logged (the sparse history's tables did not change, only its settings and logged
 configurations), and for both when rule links came to go through atom nodes (issue 40: no
 cap, and the nodes' states and justifications in the tables), and when the term index came to
-hold what a memory names outside its atoms and its atoms' predicates (issue 41), each time
+hold what a memory names outside its atoms and its atoms' predicates (issue 41), and for the
+sparse history when keeping a pet came to ground to an atom and breeds to name a pet, each time
 checked against replaying it with every memory linked from scratch,
 ``Memory(linker="scratch")``). Left out: the log's times and the hashes chained over them,
 the linker's own bookkeeping (which to evaluate again:
