@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from stategraph.engine.graph import SupportGraph
 from stategraph.engine.revise import Revision
+from stategraph.judge.settle import DEFEATED
 from stategraph.model import (
     Change,
     Consequence,
@@ -78,7 +79,12 @@ def note_reversals(
         dry = solve(Change(retract=tuple(olds)))[0].report
         going = set(olds)
         for e in dry.entries:
-            if e.verdict in _GOING and e.old is not FALSE and e.id not in entries:
+            # a memory the new fact may defeat is asked about the fact it may replace instead:
+            # the question that settles it (and both leave its value as it is)
+            flagged = entries.get(e.id)
+            if flagged is not None and flagged.reason.cause != DEFEATED:
+                continue
+            if e.verdict in _GOING and e.old is not FALSE:
                 named = {p for lost in e.reason.lost for p in lost.failed}
                 cause = (named | set(e.reason.undecided)) & going
                 entries[e.id] = _flag(

@@ -80,7 +80,11 @@ from stategraph.model import (
 from stategraph.text.candidates import UNRELATED_METHODS, Proposer, TermIndex
 from stategraph.values import FALSE, TRUE, UNDEFINED
 
-__all__ = ["JudgeBudget", "JudgeStore", "Settled", "flag_blockers", "settle"]
+__all__ = ["DEFEATED", "JudgeBudget", "JudgeStore", "Settled", "flag_blockers", "settle"]
+
+DEFEATED = "possibly_defeated"
+"""The cause of the entries :func:`flag_blockers` (and :func:`settle`, where the judge did not
+decide) flags: a new fact may defeat the memory, and nobody judged."""
 
 _HOLDING = 12
 """At most this many holding memories are offered per question."""
@@ -205,6 +209,7 @@ def settle(
     per_edge = getattr(judge, "prompt_version", PROMPT_VERSION) in PER_EDGE_VERSIONS
     ctx = _Context(rev, graph, store, proposer, change)
     blocking = _open_blockers(ctx, store, proposer, list(facts))
+    held = {o.head.id: ctx.value(o.head.id) for o in blocking}
     for round_ in range(budget.rounds):
         if round_ > 0:
             ctx = _Context(rev, graph, store, proposer, change)
@@ -272,7 +277,7 @@ def settle(
         for e in rev.report.edges:
             outcomes.setdefault((e.head, e.premise), e)
     kinds = {o.head.id: o.head.kind for o in blocking}
-    return Settled(_final(rev, outcomes, judged, kinds, depth), calls)
+    return Settled(_final(rev, outcomes, judged, kinds, depth, held), calls)
 
 
 class _Context:
@@ -407,7 +412,8 @@ def _ask(ctx: _Context, opened: list[_Open], per_edge: bool) -> list[_Asked]:
 
 @dataclass(frozen=True)
 class _Blocker:
-    """A holding memory with only stand-in support, close to a fact just asserted."""
+    """A memory with only stand-in support that holds or is already in doubt (undefined),
+    close to a fact just asserted."""
 
     head: State
     fact: str
@@ -418,8 +424,9 @@ class _Blocker:
 def _blockers(
     ctx: _Context, store: JudgeStore, proposer: Proposer | None, facts: list[State]
 ) -> list[_Blocker]:
-    """Candidate blockers: the holding memories with only stand-in support that an asserted
-    fact is close to, in (memory, fact) order."""
+    """Candidate blockers: the memories with only stand-in support that an asserted fact is
+    close to and that hold, or are undefined (already in doubt: a later change that touches
+    one reports it again, with its own cause), in (memory, fact) order."""
     if proposer is None or not facts:
         return []
     near: dict[str, list[str]] = {}
@@ -435,7 +442,7 @@ def _blockers(
     out: list[_Blocker] = []
     for head_id, found in sorted(justs.items()):
         stand_ins = all(j.origin in (Origin.recovered, Origin.assumed) for j in found)
-        if not stand_ins or ctx.value(head_id) is not TRUE:
+        if not stand_ins or ctx.value(head_id) is FALSE:
             continue
         head = ctx.whole(head_id)
         cited = frozenset(p for j in found for p in j.premises)
@@ -591,11 +598,13 @@ def _final(
     judged: dict[str, bool],
     kinds: Mapping[str, str] | None = None,
     depth: Mapping[str, int] | None = None,
+    held: Mapping[str, Truth] | None = None,
 ) -> Revision:
     """The last revision's report with every edge outcome, the judge credited, the memories
     an asserted fact may have defeated, where nobody decided, flagged, and every entry's depth
     counted from the change as asked (``depth``: the first round's cone), not from the
-    judge's additions that later rounds were seeded with."""
+    judge's additions that later rounds were seeded with. ``held``: the value of each such
+    memory before (true, or undefined for one already in doubt), which it keeps."""
     value = {e.id: e.new for e in rev.report.entries}
     edges = []
     for key in sorted(outcomes):
@@ -614,10 +623,16 @@ def _final(
         return e.model_copy(update=update) if update else e
 
     entries = {e.id: credit(e) for e in rev.report.entries}
+    before = held or {}
+
+    def open_to_doubt(head: str) -> bool:
+        """True now, or untouched by the revision and not false before (an entry the
+        revision made undefined keeps its own cause)."""
+        now = value.get(head)
+        return now is TRUE or (now is None and before.get(head, TRUE) is not FALSE)
+
     doubted = {
-        o.head: 1
-        for o in edges
-        if o.blocker and o.decided_by is None and value.get(o.head, TRUE) is TRUE
+        o.head: 1 for o in edges if o.blocker and o.decided_by is None and open_to_doubt(o.head)
     }
     in_doubt = {h: tuple(sorted(o.premise for o in edges if o.head == h)) for h in doubted}
     kinds = dict(kinds or {})
@@ -628,13 +643,13 @@ def _final(
         entries[head] = Entry(
             id=head,
             kind=kinds.get(head, "belief"),
-            old=entry.old if entry is not None else TRUE,
-            new=entry.new if entry is not None else TRUE,
+            old=entry.old if entry is not None else before.get(head, TRUE),
+            new=entry.new if entry is not None else before.get(head, TRUE),
             verdict=Verdict.needs_confirmation,
             depth=entry.depth if entry is not None else hops,
             decided_by=DecidedBy.policy,
             consequence=Consequence.review if kinds.get(head) == "action" else None,
-            reason=Reason(cause="possibly_defeated", undecided=in_doubt[head]),
+            reason=Reason(cause=DEFEATED, undecided=in_doubt[head]),
         )
     ordered = sorted(entries.values(), key=lambda e: (e.depth, e.id))
     report: Report = rev.report.model_copy(
@@ -668,4 +683,5 @@ def flag_blockers(
             blocker=True,
             note="no judge configured: a person must say whether the new fact defeats it",
         )
-    return _final(rev, outcomes, {}, {b.head.id: b.head.kind for b in found})
+    kinds = {b.head.id: b.head.kind for b in found}
+    return _final(rev, outcomes, {}, kinds, held={b.head.id: ctx.value(b.head.id) for b in found})

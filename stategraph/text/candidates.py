@@ -28,7 +28,7 @@ from typing import Any, ClassVar, Protocol
 
 from stategraph.grounding.terms import memory_terms
 from stategraph.model import Justification, State, Truth
-from stategraph.values import TRUE
+from stategraph.values import TRUE, UNDEFINED
 
 __all__ = [
     "UNRELATED_METHODS",
@@ -359,7 +359,8 @@ class CandidateProposer:
 
     def blockers(self, index: TermIndex, fact: State) -> list[Candidate]:
         """The memories a new fact may defeat: the ``2 k`` that hold and share the most with
-        it, arguments and wording. Ranked, with only the least bar of relation: a rare word
+        it, arguments and wording (or are undefined: a memory already in doubt is reported
+        again with the new cause). Ranked, with only the least bar of relation: a rare word
         in common (``near_weight``, what one rare shared word scores in two long
         sentences). "Hoa will look after Biscuit at home" shares one name with "Biscuit goes
         to the kennels", and defeats it; "the user's sister plays the cello" shares only
@@ -367,7 +368,7 @@ class CandidateProposer:
         those whose support is only a stand-in."""
         similar = _Similarity.of(self, index, fact, {fact.id})
         related = similar.ranked(least=self.near_weight)
-        chosen = holding_prefix(index, related, 2 * self.k)
+        chosen = holding_prefix(index, related, 2 * self.k, in_doubt=True)
         return [Candidate(s, similar.method(s), similar.score(s)) for s in chosen]
 
     def propose(
@@ -490,9 +491,12 @@ class _Similarity:
         return "few_facts" if recalled else "recent"
 
 
-def holding_prefix(index: TermIndex, ranked: list[str], limit: int) -> list[str]:
-    """The first ``limit`` of ``ranked`` that hold, reading truth values a batch at a time
-    down the ranking, so only what can be picked is read."""
+def holding_prefix(
+    index: TermIndex, ranked: list[str], limit: int, in_doubt: bool = False
+) -> list[str]:
+    """The first ``limit`` of ``ranked`` that hold (``in_doubt``: or are undefined), reading
+    truth values a batch at a time down the ranking, so only what can be picked is read."""
+    wanted = (TRUE, UNDEFINED) if in_doubt else (TRUE,)
     out: list[str] = []
     step = max(2 * limit, 1)
     for i in range(0, len(ranked), step):
@@ -500,7 +504,7 @@ def holding_prefix(index: TermIndex, ranked: list[str], limit: int) -> list[str]
             break
         batch = ranked[i : i + step]
         truths = index.truths(batch)
-        out += [s for s in batch if truths.get(s) is TRUE][: limit - len(out)]
+        out += [s for s in batch if truths.get(s) in wanted][: limit - len(out)]
     return out
 
 

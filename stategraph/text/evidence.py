@@ -381,11 +381,12 @@ class EvidenceProposer:
         return [Candidate(s, "inherited", 0.0) for s in ids]
 
     def blockers(self, index: TermIndex, fact: State) -> list[Candidate]:
-        """The memories a new fact may defeat: the ``2 k`` that hold and share the most
-        evidence with it, with no bar relative to the best (a fact that cancels a trip defeats
-        everything planned for it, each sharing a different part of it); never its session's
-        or turn's facts: a contemporary shares nothing by being one."""
+        """The memories a new fact may defeat: the ``2 k`` that hold, or are undefined (already
+        in doubt: reported again, with the new cause), and share the most evidence with it,
+        with no bar relative to the best (a fact that cancels a trip defeats everything planned
+        for it, each sharing a different part of it); never its session's or turn's facts: a
+        contemporary shares nothing by being one."""
         found = self.evidence(index, fact, {fact.id})
         ranked = [s for s in found.ranked() if found.total(s) >= self.floor and found.shared[s]]
-        chosen = holding_prefix(index, ranked, 2 * self.k)
+        chosen = holding_prefix(index, ranked, 2 * self.k, in_doubt=True)
         return [Candidate(s, found.method(s), found.total(s)) for s in chosen]

@@ -345,6 +345,24 @@ def test_without_a_judge_an_asserted_fact_flags_what_it_may_defeat() -> None:
     assert edge.blocker and edge.decided_by is None and "no judge" in edge.note
 
 
+def test_a_memory_already_in_doubt_is_reported_again_by_the_fact_that_may_defeat_it() -> None:
+    """A correction of one of its candidates left the flight undefined; the wedding called
+    off later touches it again, and the report says so, with this change's cause and the
+    value it has (nothing is decided for it), rather than leave it to the earlier question."""
+    mem = Memory()
+    mem.fact("review", "Priya's review with Tom is on Tuesday 19 March")
+    mem.fact("wedding", "Priya's sister Anjali is getting married in Kochi on 22 April")
+    mem.plan("flight", "Priya flies out to Kochi on 18 April", context=["review", "wedding"])
+    mem.supersede("review", {"id": "review2", "text": "Priya's review is on Thursday 21 March"})
+    assert mem.truth("flight") is Truth.undefined
+    report = mem.fact("off", "Anjali and Dev have called it off, so Priya isn't going to Kochi")
+    entry = report.entry("flight")
+    assert entry is not None and entry.verdict.value == "needs_confirmation"
+    assert entry.old is entry.new is Truth.undefined
+    assert (entry.reason.cause, entry.reason.undecided) == ("possibly_defeated", ("off",))
+    assert mem.truth("flight") is Truth.undefined
+
+
 def test_what_rests_on_a_possibly_defeated_memory_is_asked_once_it_is_settled() -> None:
     """A doubt does not travel through a candidate only in doubt: p1 is asked about when a
     person says b1 no longer holds, not before."""
