@@ -69,7 +69,8 @@ class PendingReview(BaseModel):
         kind: its kind.
         text: its text.
         truth: its value now (undefined; false for an executed action or a compatible update
-            that lost its support; true for a memory a new fact may defeat).
+            that lost its support; true for a memory a new fact may defeat, or undefined when
+            it was in doubt already).
         status: an action's status.
         cause: why it waits: the ``cause`` of the entry that flagged it (``negative_cycle``,
             ``unverified_candidate``, ``undefined_premise``, ``depth_limit``,
