@@ -118,6 +118,8 @@ def _cmd_review(args: argparse.Namespace) -> int:
         then = f", {p.consequence.value}" if p.consequence else ""
         print(f"{p.id}  {p.kind}{then}  {p.truth.value}  {since}: {p.text}".translate(LINE_ESCAPES))
         print(f"    {reason_text(p.reason)}".translate(LINE_ESCAPES))
+        if p.waiting:
+            print(f"    {len(p.waiting)} rest on it, settled with it: {', '.join(p.waiting)}")
     print(f"{len(pending)} waiting: settle each with 'stategraph confirm' or 'stategraph reject'")
     return 0
 

@@ -53,6 +53,7 @@ from stategraph.model import (
     Review,
     Truth,
 )
+from stategraph.review.waiting import Doubts
 from stategraph.store import review_queue
 from stategraph.store.asof import PastStore
 from stategraph.store.sqlite import SQLiteStore, Store
@@ -82,6 +83,9 @@ class PendingReview(BaseModel):
             graded (bulk loaded undefined).
         reason: the flagging entry's reason (what was lost, the cycle, what is undecided), or
             for a state no entry graded, what its justifications wait on now.
+        waiting: the memories that hold only through this one (recall grades them
+            ``rests_on_doubt``): settling it settles them too, so it may be the one to settle
+            first (:meth:`stategraph.review.waiting.Doubts.resting_on`).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -95,6 +99,7 @@ class PendingReview(BaseModel):
     consequence: Consequence | None = None
     flagged_in: int | None
     reason: Reason
+    waiting: tuple[str, ...] = ()
 
 
 def _sqlite(store: Store) -> SQLiteStore:
@@ -120,6 +125,7 @@ def pending_review(store: Store | PastStore, policy: Policy) -> list[PendingRevi
     flagged = {sid: (seq, entry) for sid, seq, entry in flags}
     graph = subgraph({*flagged, *undefined}, full=True)
     cycles = _cycles(graph, policy, undefined)
+    doubts = Doubts(store)
     out = []
     for sid in sorted(graph.states):
         st = graph.states[sid]
@@ -141,6 +147,7 @@ def pending_review(store: Store | PastStore, policy: Policy) -> list[PendingRevi
                 consequence=consequence,
                 flagged_in=seq,
                 reason=reason,
+                waiting=tuple(doubts.resting_on(sid)),
             )
         )
     return sorted(out, key=lambda p: (p.flagged_in or 0, p.id))

@@ -153,3 +153,30 @@ class Doubts:
         if cuts == 0:
             self._waits.update(found)
         return out
+
+    def resting_on(self, state_id: str) -> list[str]:
+        """The memories that hold and wait on a memory in doubt (:meth:`waits_on` names it):
+        what settling it settles too, nearest first. Read down the support edges at most
+        :data:`MAX_DEPTH` steps and :data:`MAX_READ` memories, through those that wait on it
+        (a memory waits on it only through memories that do, or directly).
+
+        Args:
+            state_id: a memory in doubt (in the review queue, or undefined).
+        """
+        out: list[str] = []
+        seen = {state_id}
+        frontier = [state_id]
+        read = 0
+        for _ in range(MAX_DEPTH):
+            if not frontier or read >= MAX_READ:
+                break
+            heads = sorted(self.store.heads_citing(frontier) - seen)[: MAX_READ - read]
+            read += len(heads)
+            seen.update(heads)
+            frontier = [
+                h
+                for h in heads
+                if self.value(h) is Truth.true and not self(h) and state_id in self.waits_on(h)
+            ]
+            out += frontier
+        return out

@@ -128,3 +128,30 @@ def test_a_blocker_in_doubt_is_waited_on() -> None:
     assert _waits(mem, "S") == ["K"]  # if the booking stands, S goes again
     mem.confirm("K", by="ana")
     assert mem.truth("S") is Truth.false
+
+
+def test_the_review_queue_says_what_rests_on_each_memory_in_doubt(tmp_path: Path) -> None:
+    with _chain(Memory(tmp_path / "m.db", candidates=None)) as mem:
+        mem.retract("F")
+        (pending,) = mem.pending_review()
+        assert pending.id == "B" and pending.waiting == ("D", "A")  # settled with it
+        mem.fact("V", "The user already has a visa appointment")
+        mem.revise(Change(add_justifications=(Justification(head="D", premises=("V",)),)))
+        (pending,) = mem.pending_review()
+        assert pending.waiting == ()  # D holds without B now, and A through D
+        assert Doubts(mem.store).resting_on("H") == []
+
+
+def test_the_review_command_prints_what_rests_on_it(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    with _chain(Memory(tmp_path / "m.db", candidates=None)) as mem:
+        mem.retract("F")
+    done = subprocess.run(
+        [sys.executable, "-m", "stategraph", "review", str(tmp_path / "m.db")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "2 rest on it, settled with it: D, A" in done.stdout
