@@ -14,7 +14,9 @@ A memory waits when every support that holds passes through a memory in doubt: a
 (a candidate, or a premise known to be needed) that is in the review queue or undefined, or
 one that waits itself, or a blocker (``unless``) in doubt, which may turn out true (a booking
 already made whose basis went is asked about with its value false, and the search for
-another hotel it blocked holds meanwhile). A premise a check found independent is no
+another hotel it blocked holds meanwhile; a blocker that is an atom node is followed to the
+memories in doubt that carry or derive its atom, as the relocation a move already made
+implies). Atom nodes are gone through, never named. A premise a check found independent is no
 support, and a support with one premise that no longer holds is no support either, nor one
 back through the memory being read (a cycle does not support itself). The walk reads a few
 rows a step, at most :data:`MAX_DEPTH` steps up and :data:`MAX_READ` memories in all; what lies
@@ -25,6 +27,7 @@ never its value).
 from __future__ import annotations
 
 from stategraph.model import Justification, Truth
+from stategraph.nodes import is_internal
 from stategraph.store import review_queue
 from stategraph.store.asof import PastStore
 from stategraph.store.sqlite import Store
@@ -76,7 +79,11 @@ class Doubts:
         return self._value[state_id]
 
     def __call__(self, state_id: str) -> bool:
-        """Whether a memory is in doubt: in the review queue, or active and undefined."""
+        """Whether a memory is in doubt: in the review queue, or active and undefined. An atom
+        node never is: it is no memory, and never what a person is asked about (the walk
+        goes through it to the memories it rests on)."""
+        if is_internal(state_id):
+            return False
         known = self._doubt.get(state_id)
         if known is None:
             known = self.value(state_id) is Truth.undefined
@@ -100,10 +107,13 @@ class Doubts:
             """What one support of ``sid`` waits on ([] when firm), or None when it does not
             hold without going back through ``path``."""
             nonlocal cuts
-            if any(self.value(u) is Truth.true for u in j.unless):
-                return None
-            # a blocker in doubt may turn out true, and block this support
-            these = [u for u in j.unless if self(u)]
+            these: list[str] = []
+            for u in j.unless:
+                value = self.value(u)
+                if value is Truth.true or (value is Truth.undefined and is_internal(u)):
+                    return None  # blocked, or not holding while its blocker is undecided
+                # a blocker in doubt may turn out true, and block this support
+                these += could_hold(u, depth - 1)
             for p in _premises(j):
                 if self(p):
                     these.append(p)
@@ -116,6 +126,24 @@ class Doubts:
                     return None  # this support does not hold
                 these += up
             return these
+
+        def could_hold(sid: str, depth: int) -> list[str]:
+            """The memories in doubt through which a blocker that does not hold now may come
+            to hold: itself, or for an atom node the memories in doubt that carry or derive
+            its atom (a booking already made, asked about with its value false)."""
+            nonlocal cuts, read
+            if not is_internal(sid):
+                return [sid] if self(sid) else []
+            if depth == 0 or read >= MAX_READ:
+                cuts += 1
+                return []  # beyond the bound: taken as firm (a grade, never a value)
+            read += 1
+            return [
+                d
+                for j in self.store.justifications(sid)
+                for p in j.premises
+                for d in could_hold(p, depth - 1)
+            ]
 
         def walk(sid: str, depth: int, path: frozenset[str]) -> Waits:
             """What ``sid`` waits on ([] when firm), or None when no support of it holds
@@ -173,10 +201,13 @@ class Doubts:
             heads = sorted(self.store.heads_citing(frontier) - seen)[: MAX_READ - read]
             read += len(heads)
             seen.update(heads)
+            # atom nodes are gone through, whatever their value (one that does not hold may
+            # be a blocker the memory in doubt would make hold), and never listed
             frontier = [
                 h
                 for h in heads
-                if self.value(h) is Truth.true and not self(h) and state_id in self.waits_on(h)
+                if is_internal(h)
+                or (self.value(h) is Truth.true and not self(h) and state_id in self.waits_on(h))
             ]
-            out += frontier
+            out += [h for h in frontier if not is_internal(h)]
         return out

@@ -155,3 +155,31 @@ def test_the_review_command_prints_what_rests_on_it(tmp_path: Path) -> None:
         check=True,
     )
     assert "2 rest on it, settled with it: D, A" in done.stdout
+
+
+def test_a_blocker_through_an_atom_node_in_doubt_is_waited_on_and_never_named() -> None:
+    """The move already made is the blocker here by its atom: the rules derive the commute
+    belief from where the user lives unless the user is relocating, and only the move's atom
+    says so. When its basis goes, the move is asked about with its value false and the
+    commute belief comes back, resting on that question; the walk goes through the atom
+    nodes to the move, and names no atom node, nor lists one in the review queue."""
+    mem = Memory(rules="all", grounder="stategraph.rule_grounder.v1")
+    mem.fact("home", "The user lives in Shenzhen")
+    mem.fact("job", "The user got a job offer in Guangzhou")
+    mem.action(
+        "move",
+        "The user will move from Shenzhen to Guangzhou in March 2026",
+        because=["job"],
+        status="executed",
+    )
+    mem.belief("commute", "Commute time is computed for Shenzhen")
+    assert mem.truth("commute") is Truth.false  # relocating blocks it
+    report = mem.retract("job")
+    assert report.needs_confirmation == ["move"] and report.restored == ["commute"]
+    assert _waits(mem, "commute") == ["move"]
+    (recalled,) = [r for r in mem.recall("commute Shenzhen") if r.id == "commute"]
+    assert (recalled.status, recalled.ask_about) == ("rests_on_doubt", "move")
+    (pending,) = mem.pending_review()
+    assert pending.id == "move" and pending.waiting == ("commute",)
+    mem.confirm("move", by="ana")  # the move stands: relocating again
+    assert mem.truth("commute") is Truth.false
